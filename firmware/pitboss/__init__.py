@@ -1,0 +1,1 @@
+# pitboss firmware package: the same modules run on the board and on the host.

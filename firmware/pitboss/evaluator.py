@@ -1,0 +1,297 @@
+# The one hand evaluator: every game is a Profile (pitboss.profiles), never a code path.
+#
+# A hand of any size is reduced to rank bitmasks (bit r = rank r, deuce = bit 0):
+#   m1 ranks held at least once, m2 at least twice, m3 thrice, m4 four times,
+#   _sm[s] the ranks held in suit s.
+# It scores the best `p.hand`-card poker hand those cards make (5 from 5, 5 from 7,
+# 5 from the All-Six's 6, 3 from 3, 2 from 2) as
+#   score = rung << 26 | tie-break          (0 <= score < 2**30: a small int on the board)
+# where rung is the kind's place on the game's ladder and the tie-break is two 13-bit
+# rank masks, the ranked part first (pair, trips, quads...) and the rest after. Comparing
+# two masks holding the same number of ranks as integers is exactly the texts' tie rule:
+# "the hand which contains the highest ranking card ... which is not contained in the
+# other hand" (NJ (e), PA (c), PR E). Suits never enter a score (NJ (b), PA (a)).
+#
+# score() allocates nothing (tested under micropython.heap_lock()): masks are small ints,
+# the suit masks live in one preallocated array.
+from array import array
+
+from pitboss.compat import const
+from pitboss.cards import CardError, JOKER, RANKS, SUITS, name
+from pitboss.profiles import (
+    HIGH, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL, FIVE_ACES,
+    SIX_ROYAL, NO_QUALIFY, get,  # noqa: F401  (get: re-exported for callers)
+)
+
+_ACE = const(0x1000)
+_ALL = const(0x1FFF)
+_SIX_ROYAL = const(0x1F80)  # A K Q J 10 9: PA (d)(1)
+_RUNG = const(26)
+_TB = const(0x3FFFFFF)
+
+_sm = array("H", (0, 0, 0, 0))
+_seen = bytearray(53)
+
+
+def _hi(m):
+    """The highest rank bit of m (0 if none)."""
+    b = _ACE
+    while b and not m & b:
+        b >>= 1
+    return b
+
+
+def _top(m, k):
+    """The k highest rank bits of m: kickers and the five best cards of a flush."""
+    r = 0
+    b = _ACE
+    while k > 0 and b:
+        if m & b:
+            r |= b
+            k -= 1
+        b >>= 1
+    return r
+
+
+def _count(m):
+    n = 0
+    while m:
+        m &= m - 1
+        n += 1
+    return n
+
+
+def _straight(p, m, jk, sf):
+    """Tie-break value of the best straight the ranks in m make, the joker filling at
+    most one gap (PR C); -1 if none. No wrap-around: windows stop at the ace (NJ (c)2)."""
+    best = -1
+    for w in p.windows:
+        x = w & ~m
+        if not x or (jk and not x & (x - 1)):
+            best = w
+            break
+    if best == p.top_window:
+        return best
+    x = p.wheel & ~m
+    if not x or (jk and not x & (x - 1)):
+        v = p.wheel_sf if sf else p.wheel_straight
+        if v > best:
+            best = v
+    return best
+
+
+def _eval(p, c, n):
+    h = p.hand
+    m1 = m2 = m3 = m4 = 0
+    jk = 0
+    sm = _sm
+    sm[0] = sm[1] = sm[2] = sm[3] = 0
+    for i in range(n):
+        x = c[i]
+        if x == JOKER:
+            jk = 1
+            continue
+        b = 1 << (x >> 2)
+        sm[x & 3] |= b
+        if m1 & b:
+            if m2 & b:
+                if m3 & b:
+                    m4 |= b
+                else:
+                    m3 |= b
+            else:
+                m2 |= b
+        else:
+            m1 |= b
+    order = p.order
+    best = 0
+    if p.flushes:
+        need = h - jk
+        for s in range(4):
+            f = sm[s]
+            if f and _count(f) >= need:
+                if p.six_royal and f & _SIX_ROYAL == _SIX_ROYAL:
+                    return order[SIX_ROYAL] << _RUNG
+                v = _straight(p, f, jk, True)
+                if v == p.top_window:
+                    kind = ROYAL
+                    v = 0
+                elif v >= 0:
+                    kind = SF
+                else:
+                    # PR C + README: the joker is the highest card of the suit missing.
+                    if jk:
+                        f |= _hi(_ALL & ~f)
+                    kind = FLUSH
+                    v = _top(f, h)
+                v |= order[kind] << _RUNG
+                if v > best:
+                    best = v
+    if p.straights:
+        v = _straight(p, m1, jk, False)
+        if v >= 0:
+            v |= order[STRAIGHT] << _RUNG
+            if v > best:
+                best = v
+    if jk:
+        # PR A: otherwise the joker is an ace; it pairs nothing else (PR C lists only
+        # straights and flushes), and with four aces it makes five aces (PR B.1).
+        if m4 & _ACE and p.five_aces:
+            return order[FIVE_ACES] << _RUNG
+        if m3 & _ACE:
+            m4 |= _ACE
+        elif m2 & _ACE:
+            m3 |= _ACE
+        elif m1 & _ACE:
+            m2 |= _ACE
+        else:
+            m1 |= _ACE
+    if h >= 5 and m4:
+        q = _hi(m4)
+        v = order[QUADS] << _RUNG | q << 13 | _top(m1 & ~q, h - 4)
+    elif h >= 3 and m3:
+        t = _hi(m3)
+        pr = m2 & ~t
+        if h >= 5 and pr:
+            v = order[FULL] << _RUNG | t << 13 | _hi(pr)
+        else:
+            v = order[TRIPS] << _RUNG | t << 13 | _top(m1 & ~t, h - 3)
+    elif m2:
+        if h >= 4 and m2 & (m2 - 1):
+            t = _top(m2, 2)
+            v = order[TWO_PAIR] << _RUNG | t << 13 | _top(m1 & ~t, h - 4)
+        else:
+            t = _hi(m2)
+            v = order[PAIR] << _RUNG | t << 13 | _top(m1 & ~t, h - 2)
+    else:
+        v = order[HIGH] << _RUNG | _top(m1, h)
+    if v > best:
+        best = v
+    if p.floor and best >> _RUNG == 0:
+        return 0  # PA (d): below three of a kind nothing ranks; all such hands equal
+    return best
+
+
+def score(p, cards):
+    """Score of a hand already checked: the hot path (no validation, no allocation)."""
+    return _eval(p, cards, len(cards))
+
+
+def check(p, cards, more=False):
+    """Raise CardError naming what is wrong; `more`: a superset to pick the best from."""
+    seen = _seen
+    jokers = 0
+    try:
+        for c in cards:
+            if type(c) is not int or not 0 <= c <= JOKER:
+                raise CardError("unknown_card", "unknown card id %r" % (c,))
+            if c == JOKER:
+                if not p.joker:
+                    raise CardError("joker_not_allowed", "%s is played without a joker"
+                                    % p.id)
+                jokers += 1
+                if jokers > 1:
+                    raise CardError("two_jokers", "two jokers in one hand (the %s deck "
+                                    "has one)" % p.id)
+            elif seen[c]:
+                raise CardError("duplicate_card", "duplicate card %s" % name(c))
+            seen[c] = 1
+    finally:
+        for c in cards:
+            if type(c) is int and 0 <= c <= JOKER:
+                seen[c] = 0
+    n = len(cards)
+    if more:
+        if n < p.size:
+            raise CardError("wrong_count", "%s needs at least %d cards, got %d"
+                            % (p.id, p.size, n))
+    elif n != p.size:
+        raise CardError("wrong_count", "%s takes %d cards, got %d" % (p.id, p.size, n))
+
+
+def rank(p, cards):
+    check(p, cards)
+    return _eval(p, cards, len(cards))
+
+
+def category(p, s):
+    return p.category(s)
+
+
+def _bits_down(m):
+    """Ranks of mask m, highest first."""
+    return [r for r in range(12, -1, -1) if m >> r & 1]
+
+
+def played(p, cards):
+    """The hand as played, best card first: ['Ah', 'Kh', 'Jk=Qh', ...].
+
+    Not on the hot path: it re-reads the score to pick the cards that make it. The joker
+    is written Jk=<card> where it completes a flush, Jk=<rank> where it completes a
+    straight (any suit) and Jk=A where it plays as an ace."""
+    s = _eval(p, cards, len(cards))
+    kind = p.kind_of(s)
+    tb = s & _TB
+    pool = sorted((c for c in cards if c != JOKER), reverse=True)
+    jk = len(pool) < len(cards)
+    out = []
+
+    def take(r, suit=-1):
+        for c in pool:
+            if c >> 2 == r and (suit < 0 or c & 3 == suit):
+                pool.remove(c)
+                out.append(name(c))
+                return
+        out.append("Jk=" + RANKS[r] + (SUITS[suit] if suit >= 0 else ""))
+
+    def window_ranks(v):
+        if v == p.top_window or v in p.windows:
+            return _bits_down(v)
+        w = _bits_down(p.wheel)  # the ace plays low: 5-4-3-2-A
+        return w[1:] + w[:1]
+
+    def suit_holding(ranks):
+        for st in range(4):
+            missing = [r for r in ranks if not any(c >> 2 == r and c & 3 == st for c in pool)]
+            if len(missing) <= (1 if jk else 0):
+                return st
+        return -1
+
+    if kind in (SIX_ROYAL, ROYAL, SF, FLUSH):
+        if kind == SIX_ROYAL:
+            ranks = _bits_down(_SIX_ROYAL)
+        elif kind == ROYAL:
+            ranks = _bits_down(p.top_window)
+        elif kind == SF:
+            ranks = window_ranks(tb)
+        else:
+            ranks = _bits_down(tb)
+        st = suit_holding(ranks)
+        for r in ranks:
+            take(r, st)
+    elif kind == STRAIGHT:
+        for r in window_ranks(tb):
+            take(r)
+    elif kind == FIVE_ACES:
+        for _ in range(5):
+            take(12)
+    elif kind == NO_QUALIFY:
+        out = [name(c) for c in pool] + (["Jk"] if jk else [])
+    else:
+        upper, lower = tb >> 13, tb & _ALL
+        if kind == HIGH:
+            upper, lower = lower, 0
+        times = {QUADS: 4, FULL: 3, TRIPS: 3, TWO_PAIR: 2, PAIR: 2, HIGH: 1}[kind]
+        for r in _bits_down(upper):
+            for _ in range(times):
+                take(r)
+        for r in _bits_down(lower):
+            for _ in range(2 if kind == FULL else 1):
+                take(r)
+    return out
+
+
+def best(p, cards):
+    """Best hand of the game's size from more cards: (score, hand as played)."""
+    check(p, cards, more=True)
+    return _eval(p, cards, len(cards)), played(p, cards)

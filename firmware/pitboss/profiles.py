@@ -1,0 +1,133 @@
+# Rule profiles: everything one jurisdiction's ranking text decides, as data.
+#
+# A game is a ladder of hand kinds (lowest first), a name for each rung, where
+# A-2-3-4-5 sits, whether a joker plays, and a few flags for the All-Six bonus. The
+# evaluator has one code path; adding a jurisdiction means adding a Profile below.
+from array import array
+
+from pitboss.compat import const
+from pitboss.cards import CardError
+
+# Hand kinds: internal codes, never shown to users (profiles name them).
+HIGH = const(0)
+PAIR = const(1)
+TWO_PAIR = const(2)
+TRIPS = const(3)
+STRAIGHT = const(4)
+FLUSH = const(5)
+FULL = const(6)
+QUADS = const(7)
+SF = const(8)
+ROYAL = const(9)
+FIVE_ACES = const(10)
+SIX_ROYAL = const(11)
+NO_QUALIFY = const(12)
+_KINDS = const(13)
+
+KIND_NAMES = (
+    "high_card", "one_pair", "two_pair", "three_of_a_kind", "straight", "flush",
+    "full_house", "four_of_a_kind", "straight_flush", "royal_flush", "five_aces",
+    "six_card_royal_flush", "no_qualifying_hand",
+)
+
+NOT_IN_GAME = const(255)
+RANK_MASK = const(0x1FFF)  # one bit per rank, deuce = bit 0, ace = bit 12
+ACE_BIT = const(0x1000)
+
+# Ace-low straights: the texts disagree on where A-2-3-4-5 (A-2-3) sits. Natural
+# straights compare by their rank mask (a higher window is a bigger number), so a
+# profile places the wheel by giving it a value on the same scale:
+WHEEL_LOWEST = const(0)  # NJ (c)2,(c)6, (d)2,(d)4; PA (a),(b)(2),(b)(4); QC 2°,6°; PR D
+# PR B.7: A-2-3-4-5 is the second-highest straight: its own mask 0x100F already lies
+# between K-Q-J-10-9 (0x0F80) and A-K-Q-J-10 (0x1F00).
+WHEEL_SECOND = const(0x100F)
+# PR B.3: A-2-3-4-5 suited is the highest straight flush (the royal is its own kind).
+WHEEL_TOP = const(0x1FFF)
+
+
+def _windows(h):
+    """Masks of h consecutive ranks, highest first (no wrap-around: NJ (c)2)."""
+    w = (1 << h) - 1
+    return array("H", [w << lo for lo in range(13 - h, -1, -1)])
+
+
+class Profile:
+    def __init__(self, gid, size, hand, deck, source, ladder, names=None,
+                 wheel_straight=WHEEL_LOWEST, wheel_sf=WHEEL_LOWEST, floor=False):
+        self.id = gid
+        self.size = size  # cards that make up one hand of this game
+        self.hand = hand  # cards in the poker hand ranked (5 of the All-Six's 6)
+        self.deck = deck
+        self.joker = deck == 53
+        self.source = source
+        self.wheel_straight = wheel_straight
+        self.wheel_sf = wheel_sf
+        self.floor = floor  # kinds below the ladder's second rung all rank as rung 0
+        self.straights = hand >= 3
+        self.flushes = hand >= 3
+        self.six_royal = SIX_ROYAL in ladder
+        self.five_aces = FIVE_ACES in ladder
+        if self.straights:
+            self.windows = _windows(hand)
+            self.top_window = self.windows[0]
+            self.wheel = ACE_BIT | ((1 << (hand - 1)) - 1)
+        # order[kind] = rung on this game's ladder; a score is rung << 26 | tie-break.
+        order = bytearray(_KINDS)
+        for k in range(_KINDS):
+            order[k] = NOT_IN_GAME
+        for pos, kind in enumerate(ladder):
+            order[kind] = pos
+        if floor:
+            for kind in (HIGH, PAIR, TWO_PAIR):
+                order[kind] = 0
+        self.order = bytes(order)
+        self.ladder = bytes(ladder)
+        names = names or {}
+        # highest first, as users read a paytable
+        self.categories = tuple(names.get(k, KIND_NAMES[k]) for k in reversed(ladder))
+        self._names = tuple(names.get(k, KIND_NAMES[k]) for k in ladder)
+
+    def kind_of(self, score):
+        return self.ladder[score >> 26]
+
+    def category(self, score):
+        return self._names[score >> 26]
+
+    def __repr__(self):
+        return "<Profile %s>" % self.id
+
+
+_FIVE = (HIGH, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL)
+# NJ (d), PA (b): in three-card hands a straight outranks a flush and trips outrank both.
+_THREE = (HIGH, PAIR, FLUSH, STRAIGHT, TRIPS, SF, ROYAL)
+_PR_HIGH = _FIVE + (FIVE_ACES,)  # PR B.1: five aces above the royal flush
+_NJ5 = "new-jersey-poker-ranks.txt (b), (c), (e)"
+_PR = "puerto-rico-pai-gow-poker-ranks.es.txt A, B, C, E"
+
+_PROFILES = (
+    Profile("nj-5card", 5, 5, 52, _NJ5, _FIVE),
+    Profile("nj-3card", 3, 3, 52, "new-jersey-poker-ranks.txt (b), (d), (e)", _THREE),
+    Profile("qc-caribbean", 5, 5, 52, "quebec-caribbean-poker-ranks.fr.txt art. 67.11",
+            _FIVE),
+    Profile("pa-three-card-prime", 3, 3, 52,
+            "pennsylvania-three-card-prime-ranks.txt (a)-(c)", _THREE,
+            names={ROYAL: "mini_royal"}),  # PA (b)(1)
+    # PA (d): six cards, the best five of them, three of a kind the lowest paying rank.
+    Profile("pa-all-six", 6, 5, 52, "pennsylvania-three-card-prime-ranks.txt (a), (d)",
+            (NO_QUALIFY, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL, SIX_ROYAL),
+            floor=True),
+    Profile("pr-pai-gow", 5, 5, 53, _PR, _PR_HIGH,
+            wheel_straight=WHEEL_SECOND, wheel_sf=WHEEL_TOP),  # PR B.3, B.7
+    Profile("pr-pai-gow-a5-low", 5, 5, 53, _PR + "; licensee option D", _PR_HIGH),
+    # PR B.10: the low hand can only be a pair or not; A: the joker is an ace in it.
+    Profile("pr-pai-gow-low", 2, 2, 53, _PR + " (two-card low hand)", (HIGH, PAIR)),
+)
+
+GAMES = tuple(p.id for p in _PROFILES)
+
+
+def get(gid):
+    for p in _PROFILES:
+        if p.id == gid:
+            return p
+    raise CardError("unknown_game", "unknown game %r (games: %s)" % (gid, ", ".join(GAMES)))

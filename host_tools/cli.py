@@ -1,0 +1,131 @@
+"""`pitboss` command line (also `python -m host_tools`).
+
+Every command that ranks goes through the firmware's own evaluator; bad input is a
+one-line message on stderr and exit status 2, never a traceback.
+"""
+import argparse
+import json
+import sys
+
+import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from pitboss import evaluator, profiles
+from pitboss.cards import CardError, names, parse_hand
+
+EXIT_BAD_INPUT = 2
+
+
+def rank_json(gid, tokens, best=False):
+    """The JSON object `rank` prints for one hand; raises CardError on bad input."""
+    p = profiles.get(gid)
+    ids = parse_hand(tokens)
+    if best:
+        s, hand = evaluator.best(p, ids)
+    else:
+        s = evaluator.rank(p, ids)
+        hand = evaluator.played(p, ids)
+    return {"game": gid, "cards": names(ids), "category": p.category(s), "score": s,
+            "hand": hand}
+
+
+def _emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+
+
+def cmd_rank(args):
+    if args.port:
+        from host_tools.board_rank import rank_on_board
+        return rank_on_board(args)
+    if args.batch:
+        if args.cards:
+            return _fail("rank --batch reads hands from stdin; give no cards")
+        try:
+            profiles.get(args.game)
+        except CardError as e:
+            return _fail(str(e))
+        for n, line in enumerate(sys.stdin, 1):
+            if not line.strip():
+                continue
+            try:
+                _emit(rank_json(args.game, line, args.best))
+            except CardError as e:
+                _emit({"error": str(e), "kind": e.kind, "line": n})
+            sys.stdout.flush()
+        return 0
+    try:
+        _emit(rank_json(args.game, args.cards, args.best))
+    except CardError as e:
+        return _fail(str(e))
+    return 0
+
+
+def cmd_census(args):
+    from host_tools.census import census
+    try:
+        profiles.get(args.game)
+    except CardError as e:
+        return _fail(str(e))
+    _emit(census(args.game, args.method, args.workers))
+    return 0
+
+
+def cmd_games(args):
+    rows = []
+    for gid in profiles.GAMES:
+        p = profiles.get(gid)
+        rows.append({"game": gid, "cards": p.size, "deck": p.deck, "joker": p.joker,
+                     "categories": list(p.categories), "source": p.source})
+    if args.json:
+        _emit(rows)
+    else:
+        for r in rows:
+            print("%-20s %d cards  %d-card deck  %s" % (r["game"], r["cards"], r["deck"],
+                                                       r["source"]))
+    return 0
+
+
+def _fail(message):
+    sys.stderr.write("pitboss: %s\n" % message)
+    return EXIT_BAD_INPUT
+
+
+def build_parser():
+    ap = argparse.ArgumentParser(prog="pitboss", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("rank", help="rank a hand (or --batch: one hand per stdin line)")
+    r.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
+    r.add_argument("--batch", action="store_true", help="read hands from stdin")
+    r.add_argument("--best", action="store_true",
+                   help="best hand of the game's size out of more cards")
+    r.add_argument("--port", help="rank on a board (a serial device, or 'virtual')")
+    r.add_argument("cards", nargs="*", help="cards: As Td 9c Jk ...")
+    r.set_defaults(func=cmd_rank)
+
+    c = sub.add_parser("census", help="count every hand of the game's deck by category")
+    c.add_argument("--game", "-g", required=True)
+    c.add_argument("--method", choices=("exhaustive", "grouped"), default="exhaustive",
+                   help="exhaustive: rank every hand; grouped: one hand per class")
+    c.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    c.set_defaults(func=cmd_census)
+
+    g = sub.add_parser("games", help="list the game ids and their rule text")
+    g.add_argument("--json", action="store_true")
+    g.set_defaults(func=cmd_games)
+
+    for mod, hook in (("host_tools.vboard", "add_board_commands"),
+                      ("host_tools.flash", "add_flash_commands"),
+                      ("host_tools.board_vectors", "add_vector_commands")):
+        try:
+            m = __import__(mod, fromlist=[hook])
+        except ImportError:
+            continue
+        getattr(m, hook)(sub)
+    return ap
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
