@@ -8,23 +8,17 @@ import json
 import sys
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss import evaluator, profiles
-from pitboss.cards import CardError, names, parse_hand
+from pitboss import profiles
+from pitboss.cards import CardError
+from pitboss.protocol import rank_reply
 
 EXIT_BAD_INPUT = 2
 
 
 def rank_json(gid, tokens, best=False):
-    """The JSON object `rank` prints for one hand; raises CardError on bad input."""
-    p = profiles.get(gid)
-    ids = parse_hand(tokens)
-    if best:
-        s, hand = evaluator.best(p, ids)
-    else:
-        s = evaluator.rank(p, ids)
-        hand = evaluator.played(p, ids)
-    return {"game": gid, "cards": names(ids), "category": p.category(s), "score": s,
-            "hand": hand}
+    """The JSON object `rank` prints for one hand; raises CardError on bad input.
+    The board builds its reply with the same firmware function."""
+    return rank_reply(gid, tokens, best)
 
 
 def _emit(obj):
@@ -114,7 +108,9 @@ def build_parser():
 
     for mod, hook in (("host_tools.vboard", "add_board_commands"),
                       ("host_tools.flash", "add_flash_commands"),
-                      ("host_tools.board_vectors", "add_vector_commands")):
+                      ("host_tools.board_vectors", "add_vector_commands"),
+                      ("host_tools.demo", "add_demo_commands"),
+                      ("host_tools.bench", "add_bench_commands")):
         try:
             m = __import__(mod, fromlist=[hook])
         except ImportError:

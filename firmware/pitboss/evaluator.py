@@ -245,7 +245,7 @@ def played(p, cards):
         out.append("Jk=" + RANKS[r] + (SUITS[suit] if suit >= 0 else ""))
 
     def window_ranks(v):
-        if v == p.top_window or v in p.windows:
+        if any(v == w for w in p.windows):  # (MicroPython arrays have no `in`)
             return _bits_down(v)
         w = _bits_down(p.wheel)  # the ace plays low: 5-4-3-2-A
         return w[1:] + w[:1]

@@ -1,0 +1,134 @@
+# Raspberry Pi Pico (RP2040): which peripherals the table controller has and on which pins.
+#
+# Flashing copies this file to the board as /board.py (compiled to /board.mpy), so the
+# firmware only ever does `import board`; this is the one place that creates `machine`
+# objects. The data is plain module constants so host tests can check the wiring without
+# a board; `machine` is imported inside the factories so this module imports on CPython.
+#
+# Wiring (GPn = RP2040 GPIO n; every pin is a valid function pin for its block):
+#   shoe          UART1  TX GP4  RX GP5      UART0 is left free, the REPL is on USB CDC
+#   RFID MFRC522  SPI0   SCK GP18  MOSI GP19  MISO GP16  CS GP17  RST GP20
+#   SSD1306 OLED  I2C0   SDA GP8   SCL GP9    address 0x3C, 128x64
+#   status LED    GP25   the Pico's on-board LED (active high)
+#   buttons       GP14, GP15  to GND, internal pull-ups, so pressed reads 0
+try:
+    from micropython import const
+except ImportError:  # CPython (host tests): const() is only a compile-time hint
+    # `__x` makes the parameter positional-only for type checkers, like the stub's;
+    # MicroPython has no `/` syntax for that.
+    def const(__x):
+        return __x
+
+
+NAME = "pico"
+PLATFORM = "rp2"
+MCU = "RP2040"
+# What exists on this board; firmware asks here before calling a factory.
+PERIPHERALS = ("shoe", "rfid", "display", "led", "buttons")
+
+SHOE_UART_ID = const(1)
+SHOE_TX = const(4)
+SHOE_RX = const(5)
+# 9600 8N1 is what the shoe speaks; slow enough that the UART's RX FIFO plus rxbuf
+# never overruns while the evaluator runs.
+SHOE_BAUD = const(9600)
+SHOE_RXBUF = const(256)
+
+RFID_SPI_ID = const(0)
+RFID_SCK = const(18)
+RFID_MOSI = const(19)
+RFID_MISO = const(16)
+RFID_CS = const(17)
+RFID_RST = const(20)
+# The MFRC522 allows 10 MHz; 1 MHz keeps flying leads to the reader reliable.
+RFID_BAUD = const(1_000_000)
+
+DISPLAY_I2C_ID = const(0)
+DISPLAY_SDA = const(8)
+DISPLAY_SCL = const(9)
+DISPLAY_ADDR = const(0x3C)
+DISPLAY_WIDTH = const(128)
+DISPLAY_HEIGHT = const(64)
+DISPLAY_FREQ = const(400_000)
+
+LED_PIN = const(25)
+BUTTON_PINS = (14, 15)
+
+
+def pins():
+    """Role -> GPIO number, for wiring docs and the host-side conflict check."""
+    return {
+        "shoe_tx": SHOE_TX,
+        "shoe_rx": SHOE_RX,
+        "rfid_sck": RFID_SCK,
+        "rfid_mosi": RFID_MOSI,
+        "rfid_miso": RFID_MISO,
+        "rfid_cs": RFID_CS,
+        "rfid_rst": RFID_RST,
+        "display_sda": DISPLAY_SDA,
+        "display_scl": DISPLAY_SCL,
+        "led": LED_PIN,
+        "button_a": BUTTON_PINS[0],
+        "button_b": BUTTON_PINS[1],
+    }
+
+
+def shoe_uart():
+    """The shoe's UART (machine.UART: read/readinto/any/write)."""
+    from machine import UART, Pin
+
+    return UART(
+        SHOE_UART_ID,
+        baudrate=SHOE_BAUD,
+        tx=Pin(SHOE_TX),
+        rx=Pin(SHOE_RX),
+        rxbuf=SHOE_RXBUF,
+    )
+
+
+def rfid():
+    """(spi, cs, rst) for the MFRC522 driver; cs idles high, rst high = running."""
+    from machine import SPI, Pin
+
+    spi = SPI(
+        RFID_SPI_ID,
+        baudrate=RFID_BAUD,
+        polarity=0,
+        phase=0,
+        sck=Pin(RFID_SCK),
+        mosi=Pin(RFID_MOSI),
+        miso=Pin(RFID_MISO),
+    )
+    cs = Pin(RFID_CS, Pin.OUT, value=1)
+    rst = Pin(RFID_RST, Pin.OUT, value=1)
+    return spi, cs, rst
+
+
+def display_i2c():
+    """(i2c, addr) of the SSD1306."""
+    from machine import I2C, Pin
+
+    i2c = I2C(DISPLAY_I2C_ID, sda=Pin(DISPLAY_SDA), scl=Pin(DISPLAY_SCL), freq=DISPLAY_FREQ)
+    return i2c, DISPLAY_ADDR
+
+
+def display():
+    """The SSD1306 as a framebuf.FrameBuffer with show(); see pitboss.ssd1306."""
+    from pitboss.ssd1306 import SSD1306
+
+    i2c, addr = display_i2c()
+    return SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
+
+
+def led():
+    """Status LED as a machine.Pin (on()/off()/value())."""
+    from machine import Pin
+
+    return Pin(LED_PIN, Pin.OUT, value=0)
+
+
+def buttons():
+    """The two buttons as input Pins; value() is 0 while pressed."""
+    from machine import Pin
+
+    return tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in BUTTON_PINS)

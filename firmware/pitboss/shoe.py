@@ -1,0 +1,418 @@
+# Shoes: where the cards come from. One interface for every kind of shoe:
+#
+#     shoe.poll() -> (card_id, seq) or None     never blocks, never raises for bad input
+#     shoe.alarm(code, seq, info)               called for every event below
+#     shoe.reset()                              a new shuffle: forget sequence and cards seen
+#
+# SerialShoe reads pitboss shoe frames from a UART (docs/shoe-protocol.md):
+#
+#     ! C C S S S S K K K K \n      card id, sequence number, CRC-16 as uppercase hex
+#
+# ASCII on purpose: '!' never occurs inside a frame, so after line noise the decoder is
+# back in step at the next '!' without scanning inside bad frames, and a frame can be
+# typed at a terminal or pasted into a bench log. RFIDShoe gives the same interface for a
+# reader plus a deck map (pitboss.deckmap), and the simulated shoe is a SerialShoe on a
+# ByteSource, so simulated cards go through the same parser as real ones.
+#
+# Bad frames are reported through `alarm` with a code, never an exception: the main loop
+# must outlive line noise, a flaky shoe and a fumbled card.
+from pitboss.cards import JOKER, name
+from pitboss.compat import const
+
+_START = const(0x21)  # '!'
+_LF = const(0x0A)
+_CR = const(0x0D)
+_DIGITS = const(10)  # hex digits in a frame: 2 card + 4 seq + 4 crc
+FRAME_LEN = const(12)  # with '!' and the terminator
+_GARBAGE_REPORT = const(64)  # a long garbage run (wrong baud rate) is reported in chunks
+_CRC_POLY = const(0x1021)
+_CRC_INIT = const(0xFFFF)
+
+# Event codes, passed to alarm(code, seq, info). seq is -1 where no trustworthy sequence
+# number exists; info is an int (or the tag UID in hex, for RFID events).
+EV_GARBAGE = const(1)  # bytes outside any frame were skipped; info = how many
+EV_MALFORMED = const(2)  # a frame with a wrong length or a non-hex character; dropped
+EV_BAD_CRC = const(3)  # a frame whose CRC-16 does not match; dropped, seq not trusted
+EV_BAD_CARD = const(4)  # intact frame, card id > 52; info = the id; card not dealt
+EV_DROPPED = const(5)  # sequence gap; info = frames missing before seq; the card is dealt
+EV_REPEAT = const(6)  # same seq and card again (a retransmission); ignored
+EV_CONFLICT = const(7)  # same seq, different card; info = the new card; ignored
+EV_STALE = const(8)  # seq older than the last one (not a restart); info = card; ignored
+EV_RESTART = const(9)  # seq 0 out of turn: the shoe restarted; info = the last seq
+EV_DUPLICATE = const(10)  # a card already dealt since reset(); info = card or tag; ignored
+EV_UNKNOWN_TAG = const(11)  # RFID: tag not in the deck map; info = UID hex
+EV_WRONG_DECK = const(12)  # RFID: tag from another registered deck; info = UID hex
+EV_COLLISION = const(13)  # RFID: two tags in the field at once; info = 0
+EV_READ_ERROR = const(14)  # RFID: CRC, check byte or protocol error; info = the message
+EV_READER_FAULT = const(15)  # RFID: the reader chip does not answer; info = the message
+N_EVENTS = const(16)
+
+NAMES = ("", "garbage", "malformed", "bad_crc", "bad_card", "dropped", "repeat",
+         "conflict", "stale", "restart", "duplicate", "unknown_tag", "wrong_deck",
+         "collision", "read_error", "reader_fault")
+# Notices are harmless on their own (noise between frames, a retransmission, a restart
+# between rounds); everything else means a card may be missing or wrong.
+_NOTICES = const((1 << EV_GARBAGE) | (1 << EV_REPEAT) | (1 << EV_RESTART))
+
+
+def is_alarm(code):
+    return not (_NOTICES >> code) & 1
+
+
+def describe(code, seq, info):
+    """One line for a log or the display, e.g. 'dropped: 2 frame(s) before seq 17'."""
+    name = NAMES[code] if 0 < code < N_EVENTS else "event %d" % code
+    if code == EV_GARBAGE:
+        return "%s: %d byte(s) skipped" % (name, info)
+    if code == EV_DROPPED:
+        return "%s: %d frame(s) missing before seq %d" % (name, info, seq)
+    if code == EV_RESTART:
+        return "%s: seq 0 after seq %d" % (name, info)
+    if seq >= 0:
+        return "%s: seq %d, %s" % (name, seq, info)
+    return "%s: %s" % (name, info)
+
+
+def crc16(data, crc=_CRC_INIT):
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, MSB first, no final xor.
+    crc16(b'123456789') == 0x29B1 (the catalogue check value)."""
+    for b in data:
+        crc = _crc_byte(crc, b)
+    return crc
+
+
+def _crc_byte(crc, b):
+    crc ^= b << 8
+    for _ in range(8):
+        if crc & 0x8000:
+            crc = ((crc << 1) ^ _CRC_POLY) & 0xFFFF
+        else:
+            crc = (crc << 1) & 0xFFFF
+    return crc
+
+
+def _crc3(card, seq):
+    # The CRC covers the values, not their hex text: [card, seq high, seq low].
+    return _crc_byte(_crc_byte(_crc_byte(_CRC_INIT, card), seq >> 8), seq & 0xFF)
+
+
+def encode(card, seq, strict=True):
+    """The 12-byte frame for one card. strict=False lets tests and the simulator send
+    card ids a shoe must not (53..255) to exercise the bad-card path."""
+    if not isinstance(card, int) or not 0 <= card <= (JOKER if strict else 255):
+        raise ValueError("shoe frame: card id %r out of range 0..%d"
+                         % (card, JOKER if strict else 255))
+    if not isinstance(seq, int) or not 0 <= seq <= 0xFFFF:
+        raise ValueError("shoe frame: sequence number %r out of range 0..65535" % (seq,))
+    return b"!%02X%04X%04X\n" % (card, seq, _crc3(card, seq))
+
+
+def _hexval(b):
+    if 0x30 <= b <= 0x39:
+        return b - 0x30
+    b |= 0x20  # 'A'-'F' -> 'a'-'f'; lowercase is accepted for frames typed by hand
+    if 0x61 <= b <= 0x66:
+        return b - 0x57
+    return -1
+
+
+# Decoder states (besides 0.._DIGITS = hex digits received in the current frame).
+_IDLE = const(-1)  # between frames
+_SKIP = const(-2)  # inside a frame already reported as malformed: wait for its end
+
+
+class FrameDecoder:
+    """Byte-at-a-time frame parser and sequence checker; allocates nothing per byte.
+
+    push(b) returns True when a card is ready in .card/.seq (take() fetches it). Events
+    go to report(code, seq, info). Decoder state is updated before report is called, so
+    an exception raised by report loses nothing: a ready card stays ready."""
+
+    def __init__(self, report):
+        self._report = report
+        self._state = _IDLE
+        self._garbage = 0
+        self._card = 0
+        self._seq = 0
+        self._crc = 0
+        self.last_seq = -1  # -1: no frame yet, any sequence number is accepted
+        self.last_card = -1
+        self.ready = False
+        self.card = -1
+        self.seq = -1
+
+    def reset(self):
+        """Forget the sequence history (the next frame starts a new sequence)."""
+        self.last_seq = -1
+        self.last_card = -1
+
+    def take(self):
+        self.ready = False
+        return (self.card, self.seq)
+
+    def push(self, b):
+        st = self._state
+        if st >= 0:
+            v = _hexval(b)
+            if v >= 0 and st < _DIGITS:
+                if st < 2:
+                    self._card = (self._card << 4) | v
+                elif st < 6:
+                    self._seq = (self._seq << 4) | v
+                else:
+                    self._crc = (self._crc << 4) | v
+                self._state = st + 1
+                return False
+            if b == _LF or b == _CR:
+                self._state = _IDLE
+                if st == _DIGITS:
+                    return self._frame()
+                self._report(EV_MALFORMED, -1, "frame ended after %d hex digit(s)" % st)
+                return False
+            if b == _START:  # a new frame cuts this one short
+                self._begin()
+                self._report(EV_MALFORMED, -1, "frame cut after %d hex digit(s)" % st)
+                return False
+            self._state = _SKIP
+            if v >= 0:
+                self._report(EV_MALFORMED, -1, "frame longer than %d hex digits" % _DIGITS)
+            else:
+                self._report(EV_MALFORMED, -1, "byte 0x%02X inside a frame" % b)
+            return False
+        if b == _START:
+            self._begin()
+            self._flush_garbage()
+        elif b == _LF or b == _CR:
+            if st == _SKIP:
+                self._state = _IDLE
+            else:
+                self._flush_garbage()
+        elif st == _IDLE and b != 0x20 and b != 0x09:  # blanks between frames are idle
+            self._garbage += 1
+            if self._garbage >= _GARBAGE_REPORT:
+                self._flush_garbage()
+        return False
+
+    def flush(self):
+        """Report garbage still being counted (e.g. at the end of a transcript)."""
+        self._flush_garbage()
+
+    def _begin(self):
+        self._state = 0
+        self._card = self._seq = self._crc = 0
+
+    def _flush_garbage(self):
+        n = self._garbage
+        if n:
+            self._garbage = 0
+            self._report(EV_GARBAGE, -1, n)
+
+    def _frame(self):
+        card, seq = self._card, self._seq
+        if _crc3(card, seq) != self._crc:
+            self._report(EV_BAD_CRC, -1, "crc %04X, frame says %04X" % (_crc3(card, seq),
+                                                                        self._crc))
+            return False
+        last = self.last_seq
+        event, info = 0, 0
+        if last >= 0:
+            if seq == last:
+                self._report(EV_REPEAT if card == self.last_card else EV_CONFLICT, seq, card)
+                return False
+            gap = (seq - last - 1) & 0xFFFF
+            if gap >= 0x8000:  # behind us: a restart at 0, or an old frame replayed
+                if seq != 0:
+                    self._report(EV_STALE, seq, card)
+                    return False
+                event, info = EV_RESTART, last
+            elif gap:
+                event, info = EV_DROPPED, gap
+        self.last_seq = seq
+        self.last_card = card
+        if card > JOKER:
+            if event:
+                self._report(event, seq, info)
+            self._report(EV_BAD_CARD, seq, card)
+            return False
+        self.card, self.seq, self.ready = card, seq, True
+        if event:
+            self._report(event, seq, info)
+        return True
+
+
+class _Shoe:
+    """What every shoe shares: event counting, the alarm callback, the duplicate check."""
+
+    def __init__(self, alarm):
+        self.alarm = alarm
+        self.counts = [0] * N_EVENTS  # events since start, by code
+        self._seen = bytearray(JOKER + 1)  # cards dealt since reset()
+
+    def _report(self, code, seq, info):
+        self.counts[code] += 1
+        if self.alarm is not None:
+            self.alarm(code, seq, info)
+
+    def _first(self, card):
+        """True the first time a card is dealt since reset(); a second time is the
+        caller's EV_DUPLICATE (a single deck holds each card once)."""
+        if self._seen[card]:
+            return False
+        self._seen[card] = 1
+        return True
+
+    def reset(self):
+        seen = self._seen
+        for i in range(len(seen)):
+            seen[i] = 0
+
+
+class SerialShoe(_Shoe):
+    """A shoe that sends frames over a UART-like object: any() and readinto(buf, n).
+
+    Reads go into one preallocated buffer; poll() consumes it a byte at a time and
+    returns at the first card, so a burst of frames is dealt one card per call and a
+    frame split across reads is simply finished by the next one."""
+
+    def __init__(self, uart, alarm=None, bufsize=64):
+        super().__init__(alarm)
+        self.uart = uart
+        self._buf = bytearray(bufsize)
+        self._pos = 0
+        self._end = 0
+        self.decoder = FrameDecoder(self._report)
+
+    def reset(self):
+        super().reset()
+        self.decoder.reset()
+
+    def poll(self):
+        dec = self.decoder
+        while True:
+            if dec.ready:
+                card, seq = dec.take()
+                if self._first(card):
+                    return (card, seq)
+                self._report(EV_DUPLICATE, seq, card)
+                continue
+            if self._pos >= self._end and not self._fill():
+                return None
+            buf = self._buf
+            pos, end = self._pos, self._end
+            push = dec.push
+            while pos < end:
+                b = buf[pos]
+                pos += 1
+                if push(b):
+                    break
+            self._pos = pos
+
+    def _fill(self):
+        n = self.uart.any()
+        if not n:
+            return False
+        # any() may say 1 when more is waiting (allowed by the machine.UART docs); never
+        # ask for more than it promised, so readinto cannot block on a UART timeout.
+        n = self.uart.readinto(self._buf, min(n, len(self._buf)))
+        if not n:
+            return False
+        self._pos, self._end = 0, n
+        return True
+
+
+class ByteSource:
+    """A UART stand-in over bytes already in memory: the simulated shoe, and transcripts.
+    feed() appends more (the simulator deals as the round goes)."""
+
+    def __init__(self, data=b""):
+        self._data = bytearray(data)
+        self._pos = 0
+
+    def feed(self, data):
+        if self._pos:  # drop what has been read so the buffer does not grow forever
+            self._data = self._data[self._pos:]
+            self._pos = 0
+        self._data.extend(data)
+
+    def any(self):
+        return len(self._data) - self._pos
+
+    def readinto(self, buf, nbytes=-1):
+        n = len(buf) if nbytes < 0 else min(nbytes, len(buf))
+        n = min(n, len(self._data) - self._pos)
+        if n <= 0:
+            return None  # as machine.UART: nothing to read is None, not 0
+        p = self._pos
+        buf[:n] = self._data[p:p + n]
+        self._pos = p + n
+        return n
+
+
+def simulated(data=b"", alarm=None):
+    """The simulated shoe: the same SerialShoe and frame parser, fed from memory."""
+    return SerialShoe(ByteSource(data), alarm)
+
+
+class RFIDShoe(_Shoe):
+    """Cards identified by RFID tag: reader.read_uid() -> bytes or None (pitboss.mfrc522)
+    and deckmap.lookup(uid) -> (card, deck) (pitboss.deckmap).
+
+    seq is this shoe's own count of cards dealt (16 bits, wrapping), so the table sees
+    the same (card, seq) as from a serial shoe. The first card after reset() decides the
+    deck; a tag of another registered deck is an alarm, not a card."""
+
+    def __init__(self, reader, deckmap, alarm=None):
+        super().__init__(alarm)
+        self.reader = reader
+        self.deckmap = deckmap
+        self.deck = -1
+        self._seq = 0
+        self._last = None
+
+    def reset(self):
+        super().reset()
+        self.deck = -1
+        self._last = None
+
+    def poll(self):
+        try:
+            uid = self.reader.read_uid()
+        except OSError as e:  # RFIDError is an OSError; so is a dead SPI bus
+            kind = getattr(e, "kind", "")
+            if kind == "collision":
+                self._report(EV_COLLISION, -1, 0)
+            elif kind and kind != "no_reader" and kind != "timeout":
+                self._report(EV_READ_ERROR, -1, str(e))
+            else:
+                self._report(EV_READER_FAULT, -1, str(e))
+            return None
+        if uid is None:
+            return None
+        if uid == self._last:
+            # The same tag again straight away: it left the field and came back (the
+            # reader halts a tag after reading it, so one that stays is not re-read).
+            self._report(EV_REPEAT, -1, _hex(uid))
+            return None
+        self._last = uid
+        try:
+            card, deck = self.deckmap.lookup(uid)
+        except ValueError as e:  # DeckError: unknown tag
+            self._report(EV_UNKNOWN_TAG, -1, str(e))
+            return None
+        if self.deck < 0:
+            self.deck = deck
+        elif deck != self.deck:
+            self._report(EV_WRONG_DECK, -1, "%s is deck %d, dealing deck %d"
+                         % (_hex(uid), deck, self.deck))
+            return None
+        if not self._first(card):
+            self._report(EV_DUPLICATE, -1, "%s (%s) seen twice in this deck"
+                         % (_hex(uid), name(card)))
+            return None
+        seq = self._seq
+        self._seq = (seq + 1) & 0xFFFF
+        return (card, seq)
+
+
+def _hex(uid):
+    return "".join("%02X" % b for b in uid)

@@ -1,0 +1,102 @@
+# SSD1306 OLED driver (I2C): a framebuf.FrameBuffer whose show() pushes the whole buffer.
+#
+# Drawing goes through framebuf (fill/text/rect/...), which is C code on the board, so the
+# firmware never touches pixels in Python. The buffer is in MONO_VLSB layout because that
+# is the controller's own GDDRAM layout: show() copies it byte for byte, no conversion.
+# The board module (board.display()) builds this from its I2C bus; the virtual board builds
+# it on a simulated bus, so the same driver runs on every board.
+import framebuf
+
+from pitboss.compat import const
+
+_CONTROL_CMD = const(0x80)  # Co=1, D/C#=0: one command byte follows
+_SET_CONTRAST = const(0x81)
+_SET_ENTIRE_ON = const(0xA4)
+_SET_NORM_INV = const(0xA6)
+_SET_DISP = const(0xAE)
+_SET_MEM_ADDR = const(0x20)
+_SET_COL_ADDR = const(0x21)
+_SET_PAGE_ADDR = const(0x22)
+_SET_DISP_START_LINE = const(0x40)
+_SET_SEG_REMAP = const(0xA0)
+_SET_MUX_RATIO = const(0xA8)
+_SET_COM_OUT_DIR = const(0xC0)
+_SET_DISP_OFFSET = const(0xD3)
+_SET_COM_PIN_CFG = const(0xDA)
+_SET_DISP_CLK_DIV = const(0xD5)
+_SET_PRECHARGE = const(0xD9)
+_SET_VCOM_DESEL = const(0xDB)
+_SET_CHARGE_PUMP = const(0x8D)
+
+
+class SSD1306(framebuf.FrameBuffer):
+    def __init__(self, i2c, addr, width, height):
+        self.i2c = i2c
+        self.addr = addr
+        self.width = width
+        self.height = height
+        self.pages = height // 8
+        self.buf = bytearray(self.pages * width)
+        super().__init__(self.buf, width, height, framebuf.MONO_VLSB)
+        # Preallocated so that commands and show() allocate nothing per frame.
+        self._cmd = bytearray(2)
+        self._cmd[0] = _CONTROL_CMD
+        self._frame = [b"\x40", self.buf]  # control byte 0x40 = "GDDRAM data follows"
+        self.init_display()
+
+    def write_cmd(self, c):
+        self._cmd[1] = c
+        self.i2c.writeto(self.addr, self._cmd)
+
+    def init_display(self):
+        w = self.write_cmd
+        w(_SET_DISP)  # off while configuring
+        w(_SET_MEM_ADDR)
+        w(0x00)  # horizontal addressing: show() streams the buffer in one write
+        w(_SET_DISP_START_LINE)
+        w(_SET_SEG_REMAP | 0x01)  # column 127 -> SEG0, so x grows to the right
+        w(_SET_MUX_RATIO)
+        w(self.height - 1)
+        w(_SET_COM_OUT_DIR | 0x08)  # scan COM[N-1]..COM0, so y grows downwards
+        w(_SET_DISP_OFFSET)
+        w(0x00)
+        w(_SET_COM_PIN_CFG)
+        w(0x02 if self.width > 2 * self.height else 0x12)
+        w(_SET_DISP_CLK_DIV)
+        w(0x80)
+        w(_SET_PRECHARGE)
+        w(0xF1)  # internal charge pump: long phase 2
+        w(_SET_VCOM_DESEL)
+        w(0x30)
+        w(_SET_CONTRAST)
+        w(0xFF)
+        w(_SET_ENTIRE_ON)  # show RAM, not all-on
+        w(_SET_NORM_INV)
+        w(_SET_CHARGE_PUMP)
+        w(0x14)  # modules like ours have no external VCC
+        w(_SET_DISP | 0x01)
+        self.fill(0)
+        self.show()
+
+    def poweroff(self):
+        self.write_cmd(_SET_DISP)
+
+    def poweron(self):
+        self.write_cmd(_SET_DISP | 0x01)
+
+    def contrast(self, value):
+        self.write_cmd(_SET_CONTRAST)
+        self.write_cmd(value)
+
+    def invert(self, on):
+        self.write_cmd(_SET_NORM_INV | (1 if on else 0))
+
+    def show(self):
+        w = self.write_cmd
+        w(_SET_COL_ADDR)
+        w(0)
+        w(self.width - 1)
+        w(_SET_PAGE_ADDR)
+        w(0)
+        w(self.pages - 1)
+        self.i2c.writevto(self.addr, self._frame)

@@ -1,0 +1,65 @@
+"""One raw-REPL connection to a board (real or virtual), kept open for many commands.
+
+mpremote's own transport does the raw-REPL work; spawning `mpremote exec` per command
+would reconnect (and soft-reset) every time, which is slow and loses board state.
+"""
+import contextlib
+import json
+
+from mpremote.transport import TransportError, TransportExecError
+from mpremote.transport_serial import SerialTransport
+
+from host_tools.vboard import resolve_port
+
+
+class BoardError(RuntimeError):
+    pass
+
+
+class Board:
+    def __init__(self, device, timeout=30):
+        self.device = device
+        self.timeout = timeout
+        try:
+            self._t = SerialTransport(device, baudrate=115200)
+            self._t.enter_raw_repl(soft_reset=False)
+        except TransportError as e:
+            raise BoardError("cannot reach a board on %s: %s" % (device, e)) from e
+
+    def exec(self, code):
+        """Run code on the board; its printed output, or BoardError with its traceback."""
+        try:
+            out = self._t.exec(code)
+        except TransportExecError as e:
+            raise BoardError("board raised:\n" + e.error_output.strip()) from e
+        except TransportError as e:
+            raise BoardError("lost the board on %s: %s" % (self.device, e)) from e
+        return out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+    def call_lines(self, code):
+        """Run code that prints JSON lines; return them decoded."""
+        return [json.loads(ln) for ln in self.exec(code).splitlines() if ln.strip()]
+
+    def write_file(self, path, data):
+        self._t.fs_writefile(path, data)
+
+    def close(self):
+        with contextlib.suppress(Exception):
+            self._t.exit_raw_repl()
+        with contextlib.suppress(Exception):
+            self._t.close()
+
+
+@contextlib.contextmanager
+def open_board(port, flash=False, progress=None):
+    """Connect to `port` ('virtual' starts a throw-away board). With flash=True the
+    firmware is brought up to date first (a fresh virtual board has none)."""
+    with resolve_port(port) as device:
+        if flash or port == "virtual":
+            from host_tools.flash import flash as do_flash
+            do_flash(device, progress=progress or (lambda *a: None))
+        b = Board(device)
+        try:
+            yield b
+        finally:
+            b.close()

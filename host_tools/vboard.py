@@ -1,0 +1,388 @@
+"""The virtual board: the MicroPython 1.27 WebAssembly VM behind a pseudo-terminal.
+
+`mpremote connect <port>` and anything else that talks to a serial port works with it.
+
+    python -m host_tools.vboard start [--flash-dir DIR] [--state-dir DIR]
+    python -m host_tools.vboard status | stop
+
+Processes: a small Python daemon owns the pty (Node has no pty support) and relays bytes
+between it and `node host_tools/vm/bridge.mjs`, which runs the VM's REPL (see bridge.mjs for
+the fixes mpremote needs). Killing the daemon's process group is a power cut: the flash dir
+keeps every file a finished command wrote.
+
+State dir (default <repo>/.pitboss/virtual, or $PITBOSS_STATE):
+    tty -> /dev/pts/N   stable port path to give mpremote
+    pid                 daemon pid (also its process group)
+    state.json          pid, node_pid, pty, flash_dir
+    board.log           daemon + node stderr
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import json
+import os
+import select
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tty
+from pathlib import Path
+
+from .vm.runner import ensure_node_modules, find_node, repo_root
+
+BRIDGE = Path(__file__).resolve().parent / "vm" / "bridge.mjs"
+READY = b">>> "          # end of the banner the bridge prints once the REPL is up
+START_TIMEOUT = 30.0
+
+
+def default_state_dir() -> Path:
+    env = os.environ.get("PITBOSS_STATE")
+    return Path(env) / "virtual" if env else repo_root() / ".pitboss" / "virtual"
+
+
+class BoardError(RuntimeError):
+    pass
+
+
+# --------------------------------------------------------------------------------------
+# status / stop
+# --------------------------------------------------------------------------------------
+def _alive(pid: int) -> bool:
+    """True if pid runs; a zombie (dead, not yet reaped: e.g. our daemon after SIGKILL when
+    the container's init does not reap) counts as dead."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(ChildProcessError):
+        if os.waitpid(pid, os.WNOHANG)[0]:      # our own child, now reaped
+            return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return True     # no /proc (macOS): trust kill(0)
+
+
+def _is_daemon(pid: int) -> bool:
+    """Alive and really our daemon: a stale pid file may name a pid reused by anything."""
+    if not _alive(pid):
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"host_tools.vboard" in f.read()
+    except OSError:
+        return True
+
+
+def _read_state(state_dir: Path) -> dict | None:
+    try:
+        return json.loads((state_dir / "state.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _clear_state(state_dir: Path) -> None:
+    for name in ("tty", "pid", "state.json"):
+        with contextlib.suppress(FileNotFoundError):
+            (state_dir / name).unlink()
+
+
+def status(state_dir: Path | None = None) -> dict:
+    """{running, pid, node_pid, port, pty, flash_dir, state_dir}; stale state is removed."""
+    state_dir = Path(state_dir or default_state_dir())
+    st = _read_state(state_dir)
+    if st and _is_daemon(st["pid"]) and _alive(st.get("node_pid") or st["pid"]):
+        return {"running": True, "pid": st["pid"], "node_pid": st.get("node_pid"),
+                "port": str(state_dir / "tty"), "pty": st.get("pty"),
+                "flash_dir": st.get("flash_dir"), "state_dir": str(state_dir)}
+    if st:  # the daemon died without cleaning up (SIGKILL, host crash): stale
+        if _is_daemon(st["pid"]):   # daemon alive but node gone: finish the job
+            _kill_group(st["pid"], signal.SIGKILL)
+        _clear_state(state_dir)
+    return {"running": False, "pid": None, "node_pid": None, "port": None, "pty": None,
+            "flash_dir": None, "state_dir": str(state_dir)}
+
+
+def _kill_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def stop(state_dir: Path | None = None, timeout: float = 5.0) -> bool:
+    """Stop the board; True if one was running. SIGTERM lets the bridge flush, then SIGKILL."""
+    state_dir = Path(state_dir or default_state_dir())
+    st = status(state_dir)
+    if not st["running"]:
+        return False
+    pid = st["pid"]
+    _kill_group(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    _kill_group(pid, signal.SIGKILL)
+    _clear_state(state_dir)
+    return True
+
+
+# --------------------------------------------------------------------------------------
+# start
+# --------------------------------------------------------------------------------------
+def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = None,
+          heap: int | None = None, parent_pid: int | None = None,
+          timeout: float = START_TIMEOUT) -> dict:
+    """Start a board in the background and wait until its REPL answered; returns status()."""
+    state_dir = Path(state_dir or default_state_dir())
+    if status(state_dir)["running"]:
+        raise BoardError(f"a virtual board is already running (state {state_dir}); "
+                         "stop it first")
+    flash = Path(flash_dir) if flash_dir else state_dir / "flash"
+    flash.mkdir(parents=True, exist_ok=True)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    ensure_node_modules()
+    find_node()
+    cmd = [sys.executable, "-m", "host_tools.vboard", "_serve", "--state-dir", str(state_dir),
+           "--flash-dir", str(flash.resolve())]
+    if heap:
+        cmd += ["--heap", str(heap)]
+    if parent_pid:
+        cmd += ["--parent-pid", str(parent_pid)]
+    log = open(state_dir / "board.log", "ab")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(repo_root())] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    # New session: the daemon is its own process group, so stop() and a simulated power cut
+    # reach node too, and a Ctrl-C in the caller's terminal does not.
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                            start_new_session=True, cwd=repo_root(), env=env)
+    log.close()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        st = status(state_dir)
+        if st["running"] and st["pid"] == proc.pid and (state_dir / "tty").exists():
+            return st
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    _kill_group(proc.pid, signal.SIGKILL)
+    proc.wait()
+    _clear_state(state_dir)
+    tail = (state_dir / "board.log").read_text(errors="replace")[-2000:]
+    raise BoardError(f"virtual board did not come up within {timeout}s; log:\n{tail}")
+
+
+def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int | None) -> int:
+    """Daemon body: pty <-> node bridge relay, until node exits or we are told to stop."""
+    master, slave = os.openpty()
+    # Raw: no echo, no CR/LF translation, no signals from ^C: the bytes are the protocol.
+    # We keep our own slave fd open for good, so the master never gets EIO between clients.
+    tty.setraw(slave)
+    pty_path = os.ttyname(slave)
+    cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir)]
+    if heap:
+        cmd += ["--heap", str(heap)]
+    node = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    stopping = False
+
+    def on_term(signum, frame):
+        nonlocal stopping
+        stopping = True
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+
+    # Wait for the banner before publishing the port: a client must never see a half-up board.
+    banner = b""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not banner.endswith(READY):
+        if time.monotonic() > deadline or node.poll() is not None:
+            print(f"bridge did not start; got {banner!r}", file=sys.stderr)
+            node.kill()
+            return 1
+        if select.select([node.stdout], [], [], 0.2)[0]:
+            banner += os.read(node.stdout.fileno(), 4096)
+    print(f"virtual board up: pty {pty_path}, flash {flash_dir}, node pid {node.pid}",
+          file=sys.stderr, flush=True)
+
+    link = state_dir / "tty"
+    tmp = state_dir / "tty.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    os.symlink(pty_path, tmp)
+    os.replace(tmp, link)
+    (state_dir / "pid").write_text(f"{os.getpid()}\n")
+    st = {"pid": os.getpid(), "node_pid": node.pid, "pty": pty_path,
+          "flash_dir": str(flash_dir)}
+    (state_dir / "state.json.tmp").write_text(json.dumps(st))
+    os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
+
+    to_node = bytearray()      # host -> board
+    to_pty = bytearray()       # board -> host
+    node_in, node_out = node.stdin.fileno(), node.stdout.fileno()
+    for fd in (master, node_in, node_out):
+        os.set_blocking(fd, False)
+    sel = selectors.DefaultSelector()
+    last_parent_check = time.monotonic()
+    try:
+        while not stopping:
+            sel_map = {master: selectors.EVENT_READ if len(to_node) < 65536 else 0,
+                       node_out: selectors.EVENT_READ if len(to_pty) < 65536 else 0}
+            if to_node:
+                sel_map[node_in] = selectors.EVENT_WRITE
+            if to_pty:
+                sel_map[master] |= selectors.EVENT_WRITE
+            for fd, ev in sel_map.items():
+                if ev:
+                    sel.register(fd, ev)
+            try:
+                events = sel.select(timeout=0.5)
+            finally:
+                for fd in list(sel.get_map()):
+                    sel.unregister(fd)
+            for key, ev in events:
+                fd = key.fd
+                if fd == master and ev & selectors.EVENT_READ:
+                    with contextlib.suppress(BlockingIOError):
+                        to_node += os.read(master, 4096)
+                if fd == node_out and ev & selectors.EVENT_READ:
+                    data = os.read(node_out, 65536)
+                    if not data:        # node exited: the board is off
+                        stopping = True
+                    to_pty += data
+                if fd == node_in and ev & selectors.EVENT_WRITE:
+                    try:
+                        del to_node[:os.write(node_in, to_node)]
+                    except BrokenPipeError:
+                        stopping = True
+                if fd == master and ev & selectors.EVENT_WRITE:
+                    try:
+                        del to_pty[:os.write(master, to_pty)]
+                    except BlockingIOError:
+                        pass
+                    except OSError as e:   # should not happen while we hold the slave
+                        if e.errno != errno.EIO:
+                            raise
+                        to_pty.clear()
+            if node.poll() is not None:
+                stopping = True
+            now = time.monotonic()
+            if parent_pid and now - last_parent_check > 1.0:
+                last_parent_check = now
+                if not _alive(parent_pid):   # throw-away board whose owner is gone
+                    stopping = True
+    finally:
+        if node.poll() is None:
+            node.terminate()      # bridge syncs the flash on SIGTERM
+            try:
+                node.wait(5)
+            except subprocess.TimeoutExpired:
+                node.kill()
+                node.wait()
+        # Only remove state that is still ours (a new board may have replaced it).
+        cur = _read_state(state_dir)
+        if cur and cur.get("pid") == os.getpid():
+            _clear_state(state_dir)
+        print("virtual board stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+# --------------------------------------------------------------------------------------
+# throw-away boards and --port virtual
+# --------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def virtual_board(flash_dir: str | os.PathLike | None = None, heap: int | None = None):
+    """A board of its own for the `with` block (own state dir; flash in a temp dir unless
+    flash_dir is given). Yields the status dict: use ["port"] as the serial device."""
+    tmp = tempfile.mkdtemp(prefix="pitboss-vboard-")
+    state_dir = Path(tmp) / "state"
+    try:
+        st = start(flash_dir or Path(tmp) / "flash", state_dir=state_dir, heap=heap,
+                   parent_pid=os.getpid())
+        try:
+            yield st
+        finally:
+            stop(state_dir)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def resolve_port(port_arg: str | None):
+    """`--port virtual` -> a throw-away virtual board's device path; anything else as is."""
+    if port_arg == "virtual":
+        with virtual_board() as st:
+            yield st["port"]
+    else:
+        yield port_arg
+
+
+# --------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------
+def _cmd_start(a) -> int:
+    try:
+        st = start(a.flash_dir, state_dir=a.state_dir, heap=a.heap)
+    except BoardError as e:
+        print(e, file=sys.stderr)
+        return 1
+    print(json.dumps(st))
+    return 0
+
+
+def _cmd_stop(a) -> int:
+    was = stop(a.state_dir)
+    print(json.dumps({"stopped": was}))
+    return 0
+
+
+def _cmd_status(a) -> int:
+    st = status(a.state_dir)
+    print(json.dumps(st))
+    return 0 if st["running"] else 3
+
+
+def add_board_commands(subparsers) -> None:
+    """Register `board start|stop|status` on an argparse subparsers object.
+    Each leaf sets `func(args) -> exit code`."""
+    board = subparsers.add_parser("board", help="the virtual board (MicroPython VM on a pty)")
+    sub = board.add_subparsers(dest="board_cmd", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--state-dir", type=Path, default=None,
+                        help="where tty/pid/log live (default .pitboss/virtual or "
+                             "$PITBOSS_STATE/virtual)")
+    p = sub.add_parser("start", parents=[common], help="start the virtual board")
+    p.add_argument("--flash-dir", default=None,
+                   help="host folder holding the board's files (default STATE/flash)")
+    p.add_argument("--heap", type=int, default=None, help="initial GC heap in bytes")
+    p.set_defaults(func=_cmd_start)
+    sub.add_parser("stop", parents=[common], help="stop it").set_defaults(func=_cmd_stop)
+    sub.add_parser("status", parents=[common],
+                   help="print JSON; exit 3 if not running").set_defaults(func=_cmd_status)
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["_serve"]:
+        p = argparse.ArgumentParser()
+        p.add_argument("_serve")
+        p.add_argument("--state-dir", type=Path, required=True)
+        p.add_argument("--flash-dir", type=Path, required=True)
+        p.add_argument("--heap", type=int, default=None)
+        p.add_argument("--parent-pid", type=int, default=None)
+        a = p.parse_args(argv)
+        return _serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid)
+    p = argparse.ArgumentParser(prog="python -m host_tools.vboard")
+    sp = p.add_subparsers(dest="cmd", required=True)
+    add_board_commands(sp)
+    a = p.parse_args(["board"] + argv)
+    return a.func(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

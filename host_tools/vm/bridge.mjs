@@ -1,0 +1,186 @@
+// The virtual board: MicroPython 1.27 (WebAssembly) REPL speaking raw bytes on stdin/stdout,
+// the way a board's UART does. host_tools/vboard.py puts a pseudo-terminal in front of it so
+// the real `mpremote connect <pty>` works.
+//
+//   node host_tools/vm/bridge.mjs [--flash-dir DIR] [--heap BYTES]
+//
+// Three fixes make mpremote work against this port (found by trying; see DEVELOPERS.md):
+//  (a) raw-paste probe 0x05 'A' 0x01 is answered "R\x00" here: the port's raw-paste mode is
+//      broken, and "R\x00" makes mpremote fall back to plain raw REPL;
+//  (b) replProcessChar() returning non-zero (Ctrl-D = soft reboot) is done here: print
+//      "MPY: soft reboot", reset Python state, replInit() again;
+//  (c) emscripten errno numbers in "OSError: N" / "[Errno N]" output are rewritten to
+//      MicroPython's, because mpremote's `fs` commands match on e.g. "OSError: 2".
+// Flash: --flash-dir DIR is loaded into "/" at start, and after every input burst that could
+// have run code, changed files are written back (temp file + rename) BEFORE the output of that
+// burst is sent, so once mpremote sees a command finish, a SIGKILL cannot lose its writes.
+// (This emscripten build has no NODEFS, so a write-through mount is not possible.)
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { copyIntoVM } from "./vmfs.mjs";
+
+const PKG = "@micropython/micropython-webassembly-pyscript";
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+let flashDir = null, heap = 2 * 1048576;
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a === "--flash-dir") flashDir = path.resolve(process.argv[++i]);
+  else if (a === "--heap") heap = parseInt(process.argv[++i], 10);
+  else { process.stderr.write(`bridge.mjs: unknown argument ${a}\n`); process.exit(2); }
+}
+
+// ---- output: collected per burst, errno-fixed, written synchronously -------------------
+let out = [];
+const ERRNO = { 44: 2, 20: 17, 54: 20, 31: 21, 55: 39 };
+// emscripten -> MicroPython/Linux numbering: ENOENT EEXIST ENOTDIR EISDIR ENOTEMPTY, the
+// ones mpremote's fs commands rely on. Kept to these few because the rewrite is textual:
+// firmware that raises a hard-coded Linux number (e.g. OSError(20)) is rewritten too.
+function fixErrno(text) {
+  return text
+    .replace(/OSError: (\d+)/g, (m, n) => (n in ERRNO ? `OSError: ${ERRNO[n]}` : m))
+    .replace(/\[Errno (\d+)\]/g, (m, n) => (n in ERRNO ? `[Errno ${ERRNO[n]}]` : m));
+}
+function writeAll(fd, buf) {
+  let off = 0;
+  while (off < buf.length) {
+    try { off += fs.writeSync(fd, buf, off); }
+    catch (e) { if (e.code !== "EAGAIN") throw e; Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2); }
+  }
+}
+function flushOut() {
+  if (!out.length) return;
+  const raw = Buffer.from(out); out = [];
+  // latin1 keeps every byte as one char, so the rewrite never corrupts binary/UTF-8 data.
+  writeAll(1, Buffer.from(fixErrno(raw.toString("latin1")), "latin1"));
+}
+const emit = (s) => { for (const b of Buffer.from(s, "latin1")) out.push(b); };
+
+// ---- VM --------------------------------------------------------------------------------
+const local = path.resolve(here, "..", "..", "node_modules", PKG, "micropython.mjs");
+const { loadMicroPython } = await import(fs.existsSync(local) ? local : `${PKG}/micropython.mjs`);
+const mp = await loadMicroPython({
+  heapsize: heap, linebuffer: false,
+  stdout: (bytes) => { for (const b of bytes) out.push(b); },
+  stderr: (bytes) => { for (const b of bytes) out.push(b); },
+});
+const FS = mp.FS;
+
+// A board's root holds only its files: drop emscripten's /tmp and /home. /dev and /proc
+// stay (the C runtime uses them) and are never synced.
+const SPECIAL = new Set(["/dev", "/proc"]);
+for (const d of ["/home/web_user", "/home", "/tmp"]) { try { FS.rmdir(d); } catch {} }
+
+if (flashDir) {
+  fs.mkdirSync(flashDir, { recursive: true });
+  copyIntoVM(FS, flashDir, "/", (name) => name.startsWith(".pitboss-tmp-"));
+}
+
+// Honest identity: a ROM-like module `pitboss_board` (not a flash file) says which board this
+// is; sys.implementation already says micropython 1.27 / 'JS with Emscripten'.
+FS.writeFile("/pitboss_board.py",
+  "# Provided by the virtual board (host_tools/vm/bridge.mjs), not stored in flash.\n" +
+  "import sys\nNAME = 'virtual'\nVIRTUAL = True\nMACHINE = sys.implementation._machine\n");
+mp.runPython("import pitboss_board");
+FS.unlink("/pitboss_board.py");
+
+// What a real soft reset clears: imported modules, __main__'s names, a held heap lock, cwd.
+const SOFT_RESET_PY = `
+def _pb_reset():
+    import sys, os, gc, micropython
+    for k in list(sys.modules):
+        if k != 'pitboss_board':
+            del sys.modules[k]
+    micropython.heap_lock()
+    while micropython.heap_unlock():
+        pass
+    sys.path[:] = ['', '.frozen', '/lib']
+    sys.argv[:] = []
+    os.chdir('/')
+    g = globals()
+    for k in list(g):
+        if k != '__name__':
+            del g[k]
+    gc.collect()
+_pb_reset()
+`;
+
+// ---- flash sync --------------------------------------------------------------------------
+// snapshot: VM path -> Buffer (file) or null (dir), as last written to flashDir.
+let snapshot = new Map();
+function walkVM(dir = "/", acc = new Map()) {
+  for (const name of FS.readdir(dir)) {
+    if (name === "." || name === "..") continue;
+    const p = dir === "/" ? `/${name}` : `${dir}/${name}`;
+    if (SPECIAL.has(p)) continue;
+    const st = FS.stat(p);
+    if (FS.isDir(st.mode)) { acc.set(p, null); walkVM(p, acc); }
+    else if (FS.isFile(st.mode)) acc.set(p, FS.readFile(p));
+  }
+  return acc;
+}
+function syncFlash() {
+  if (!flashDir) return;
+  const now = walkVM();
+  // deletions first, deepest paths first, so directories are empty when removed
+  const gone = [...snapshot.keys()].filter((p) => !now.has(p) ||
+    (now.get(p) === null) !== (snapshot.get(p) === null)).sort().reverse();
+  for (const p of gone) fs.rmSync(path.join(flashDir, p), { recursive: true, force: true });
+  for (const [p, data] of now) {        // Map keeps walk order: parents before children
+    const old = snapshot.get(p), host = path.join(flashDir, p);
+    if (data === null) { if (old !== null || !snapshot.has(p)) fs.mkdirSync(host, { recursive: true }); continue; }
+    if (old && old.length === data.length && Buffer.compare(old, data) === 0) continue;
+    const tmp = path.join(path.dirname(host), `.pitboss-tmp-${path.basename(host)}`);
+    fs.writeFileSync(tmp, data);
+    fs.renameSync(tmp, host);            // atomic per file: a kill leaves old or new, not half
+  }
+  snapshot = now;
+}
+if (flashDir) snapshot = walkVM();     // what was just loaded is already on disk
+
+// ---- REPL ----------------------------------------------------------------------------------
+function softReboot() {
+  emit("MPY: soft reboot\r\n");
+  try { mp.runPython(SOFT_RESET_PY); } catch (e) { emit(`soft reset cleanup failed: ${e.message}\r\n`); }
+  mp.replInit();
+}
+
+// (a) raw-paste probe: hold 0x05 / 0x05 'A' until we know whether the probe is complete.
+let held = [], heldTimer = null;
+function feed(b) {
+  if (mp.replProcessChar(b)) softReboot();
+}
+function releaseHeld() {
+  clearTimeout(heldTimer); heldTimer = null;
+  const h = held; held = [];
+  for (const b of h) feed(b);
+}
+function processByte(b) {
+  if (held.length === 0 && b === 0x05) { held.push(b); return; }
+  if (held.length === 1 && b === 0x41) { held.push(b); return; }
+  if (held.length === 2 && b === 0x01) { held = []; clearTimeout(heldTimer); heldTimer = null; emit("R\x00"); return; }
+  if (held.length) releaseHeld();
+  if (b === 0x05) { held.push(b); return; }
+  feed(b);
+}
+
+mp.replInit();
+flushOut();                            // banner + ">>> ": vboard.py waits for it
+
+let draining = false;
+process.stdin.on("data", (chunk) => {
+  let ran = false;
+  for (const b of chunk) {
+    processByte(b);
+    if (b === 0x04 || b === 0x0d || b === 0x0a) ran = true;  // only these can execute code
+  }
+  if (held.length && !heldTimer) {
+    // a lone Ctrl-E (paste mode) must not be held forever
+    heldTimer = setTimeout(() => { releaseHeld(); syncFlash(); flushOut(); }, 50);
+  }
+  if (ran) syncFlash();                // persist BEFORE the client can see the command end
+  flushOut();
+});
+process.stdin.on("end", () => { syncFlash(); flushOut(); process.exit(0); });
+for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, () => { syncFlash(); process.exit(0); });

@@ -1,0 +1,237 @@
+"""Flashing: the manifest/diff logic on CPython, then real flashes of the virtual board
+(MicroPython 1.27 WebAssembly behind a pty, driven by the real mpremote)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools import flash as fl
+from host_tools import vboard
+from pitboss import integrity
+
+# ---------------------------------------------------------------------------------------
+# CPython: ABI decoding, build, plan, manifest
+# ---------------------------------------------------------------------------------------
+RP2_MPY = 6 | ((4 << 2) | 3) << 8        # armv6m, sub-version 3 (MicroPython 1.27 rp2)
+ESP32_MPY = 6 | ((10 << 2) | 3) << 8     # xtensawin
+WASM_MPY = 774                           # what the VM reports: bytecode only
+
+
+def test_sys_mpy_and_header_decoding():
+    assert fl.decode_sys_mpy(WASM_MPY) == (6, 3, 0)
+    assert fl.decode_sys_mpy(RP2_MPY) == (6, 3, 4)
+    assert fl.MPY_ARCHS[fl.decode_sys_mpy(ESP32_MPY)[2]] == "xtensawin"
+    assert fl.decode_mpy_header(b"M\x06\x00\x1f") == (6, 0, 0)
+    assert fl.decode_mpy_header(b"M\x06\x13\x1f") == (6, 3, 4)
+    with pytest.raises(fl.FlashError):
+        fl.decode_mpy_header(b"\x00\x06\x00\x1f")
+
+
+def test_loadable_follows_the_mpy_loader_rules():
+    bytecode_v6 = (6, 0, 0)
+    for board in (RP2_MPY, ESP32_MPY, WASM_MPY):
+        assert fl.loadable(fl.decode_sys_mpy(board), bytecode_v6) is None
+    assert "mpy v5" in fl.loadable(fl.decode_sys_mpy(RP2_MPY), (5, 0, 0)).replace(".0", "")
+    native_armv6m = (6, 3, 4)
+    assert fl.loadable(fl.decode_sys_mpy(RP2_MPY), native_armv6m) is None
+    assert "xtensawin" in fl.loadable(fl.decode_sys_mpy(ESP32_MPY), native_armv6m)
+    assert "bytecode-only" in fl.loadable(fl.decode_sys_mpy(WASM_MPY), native_armv6m)
+    assert fl.loadable(fl.decode_sys_mpy(RP2_MPY), (6, 2, 4)) is not None  # old native ABI
+
+
+def test_build_layout_is_reproducible(tmp_path):
+    a = fl.build("pico", build_root=tmp_path / "a")
+    b = fl.build("pico", build_root=tmp_path / "b")
+    assert [(f.dest, f.sha256) for f in a] == [(f.dest, f.sha256) for f in b]
+    dests = [f.dest for f in a]
+    assert "/board.mpy" in dests and "/pitboss/integrity.mpy" in dests
+    assert all(d.endswith(".mpy") or d.lstrip("/") in fl.SOURCE_ONLY for d in dests), dests
+    assert all(f.local.read_bytes()[:2] == b"M\x06" for f in a if f.dest.endswith(".mpy"))
+    # the board module is the chosen board's definition
+    src = fl.build("esp32_devkitc", source=True, build_root=tmp_path / "s")
+    board_py = [f for f in src if f.dest == "/board.py"][0]
+    assert "NAME = \"esp32_devkitc\"" in board_py.local.read_text()
+    assert fl.dest_for("/main.py", source=False) == "/main.py"   # only main.py is run
+    assert fl.dest_for("/boot.py", source=False) == "/boot.py"
+    assert fl.counterpart("/pitboss/x.mpy") == "/pitboss/x.py"
+
+
+def _files(**hashes):
+    return [fl.BuiltFile(d, None, h) for d, h in sorted(hashes.items())]
+
+
+def test_plan_copies_changed_and_removes_stale():
+    files = [fl.BuiltFile("/board.mpy", None, "a" * 64),
+             fl.BuiltFile("/pitboss/cards.mpy", None, "b" * 64),
+             fl.BuiltFile("/pitboss/new.mpy", None, "c" * 64)]
+    old = integrity.format_manifest([("a" * 64, "/board.mpy"), ("0" * 64, "/pitboss/gone.mpy")],
+                                    "pico", "mpy", "complete")
+    board = {"/board.mpy": "a" * 64, "/pitboss/cards.mpy": "f" * 64, "/pitboss/new.mpy": None,
+             "/pitboss/cards.py": "e" * 64,     # left by an earlier --source flash: shadows
+             "/pitboss/new.py": None}
+    p = fl.plan(files, board, old, "pico", "mpy")
+    assert [f.dest for f in p.copy] == ["/pitboss/cards.mpy", "/pitboss/new.mpy"]
+    assert p.remove == ["/pitboss/cards.py", "/pitboss/gone.mpy"]
+    assert not p.up_to_date
+    # everything in place and the manifest complete: nothing to do at all
+    board2 = {f.dest: f.sha256 for f in files}
+    p2 = fl.plan(files, board2, p.final_manifest, "pico", "mpy")
+    assert p2.up_to_date and not p2.copy and not p2.remove
+    # files fine but the manifest still pending (an interrupted flash): not up to date
+    pending = fl.manifest_text(files, "pico", "mpy", integrity.PENDING)
+    p3 = fl.plan(files, board2, pending, "pico", "mpy")
+    assert not p3.up_to_date and not p3.copy
+
+
+def test_manifest_roundtrip_and_board_side_check(tmp_path):
+    a, b = tmp_path / "a.mpy", tmp_path / "b.mpy"
+    a.write_bytes(b"x" * 1500)          # more than one 512-byte chunk, and a short tail
+    b.write_bytes(b"")
+    entries = [(fl.sha256_file(a), str(a)), (fl.sha256_file(b), str(b))]
+    assert integrity.file_sha256(str(a)) == entries[0][0]
+    assert integrity.file_sha256(str(tmp_path / "nope")) is None
+    man = tmp_path / "manifest.sha256"
+    text = integrity.format_manifest(entries, "pico", "mpy", integrity.COMPLETE)
+    assert integrity.parse_manifest(text) == (
+        {"board": "pico", "mode": "mpy", "state": "complete"}, entries)
+    integrity.write_manifest(text, str(man))
+    assert integrity.check(str(man)) == []
+    a.write_bytes(b"y" * 1500)
+    b.unlink()
+    assert integrity.check(str(man)) == [(str(a), "mismatch"), (str(b), "missing")]
+    integrity.write_manifest(text.replace("complete", "pending") + "garbage\n", str(man))
+    assert integrity.check(str(man))[0] == (str(man), "pending")
+    assert (("garbage", "malformed")) in integrity.check(str(man))
+    assert integrity.check(str(tmp_path / "none")) == [(str(tmp_path / "none"), "no manifest")]
+
+
+# ---------------------------------------------------------------------------------------
+# The virtual board
+# ---------------------------------------------------------------------------------------
+def mpremote(port, *args, timeout=60):
+    p = subprocess.run([sys.executable, "-m", "mpremote", "connect", port, *args],
+                       capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, f"mpremote {args} failed:\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+@pytest.fixture
+def board(tmp_path):
+    """A virtual board with its flash in tmp_path/flash; restart() = power cycle."""
+    state, flash_dir = tmp_path / "state", tmp_path / "flash"
+
+    class B:
+        def start(self):
+            self.st = vboard.start(flash_dir, state_dir=state)
+            self.port = self.st["port"]
+            return self
+
+        def power_cut(self):
+            os.killpg(self.st["pid"], signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while vboard.status(state)["running"] and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+    b = B().start()
+    b.flash_dir = flash_dir
+    yield b
+    st = vboard._read_state(state)
+    vboard.stop(state)
+    if st:
+        vboard._kill_group(st["pid"], signal.SIGKILL)
+
+
+def test_flash_twice_corrupt_verify_reflash(board, capsys):
+    log = []
+    t0 = time.monotonic()
+    r1 = fl.flash(board.port, progress=log.append)
+    first = time.monotonic() - t0
+    assert r1.board == "virtual" and r1.mode == "mpy"
+    assert sorted(r1.copied) == sorted(f.dest for f in fl.build("virtual"))
+    assert any("[1/" in line for line in log), log       # per-file progress was shown
+
+    # The flashed firmware runs: the board module is /board.mpy, the package is compiled.
+    out = mpremote(board.port, "exec",
+                   "import board, pitboss.integrity as i, pitboss.cards as c\n"
+                   "print(board.NAME, c.__file__, i.check())")
+    name, file, problems = out.split()
+    assert (name, file.lstrip("/"), problems) == ("virtual", "pitboss/cards.mpy", "[]")
+
+    t0 = time.monotonic()
+    r2 = fl.flash(board.port, progress=log.append)
+    second = time.monotonic() - t0
+    assert r2.copied == [] and r2.removed == []
+    assert fl.verify(board.port, progress=log.append).ok
+
+    # Corrupt one file on the board: verify fails, and the board itself says so too.
+    mpremote(board.port, "exec",
+             "f = open('/pitboss/cards.mpy', 'r+b'); f.seek(40); f.write(b'\\xff\\xfe'); f.close()")
+    v = fl.verify(board.port, progress=log.append)
+    assert not v.ok and v.problems == [("/pitboss/cards.mpy", "mismatch")]
+    out = mpremote(board.port, "exec", "import pitboss.integrity as i; print(i.check())")
+    assert out.strip() == "[('/pitboss/cards.mpy', 'mismatch')]"
+    from host_tools.cli import main as cli_main
+
+    assert cli_main(["verify", "--port", board.port]) == 1
+
+    # Re-flash copies exactly the damaged file, and all is well again.
+    r3 = fl.flash(board.port, progress=log.append)
+    assert r3.copied == ["/pitboss/cards.mpy"]
+    assert cli_main(["verify", "--port", board.port]) == 0
+    print(f"\nvirtual board: first flash {first:.1f}s ({len(r1.copied)} files), "
+          f"no-op flash {second:.1f}s, repair flash {r3.seconds:.1f}s")
+
+
+def test_source_mode_then_back_to_mpy(board):
+    r = fl.flash(board.port, source=True, progress=None)
+    assert "/pitboss/cards.py" in r.copied and "/board.py" in r.copied
+    assert fl.verify(board.port, progress=None).ok          # mode read from the manifest
+    out = mpremote(board.port, "exec", "import pitboss.cards as c; print(c.__file__)")
+    assert out.strip().lstrip("/") == "pitboss/cards.py"
+    # Back to .mpy: the .py files would shadow the .mpy ones, so they must go.
+    r = fl.flash(board.port, progress=None)
+    assert "/pitboss/cards.py" in r.removed and "/board.py" in r.removed
+    out = mpremote(board.port, "exec", "import os, pitboss.cards as c\n"
+                   "print(c.__file__, 'cards.py' in os.listdir('/pitboss'))")
+    file, has_py = out.split()
+    assert (file.lstrip("/"), has_py) == ("pitboss/cards.mpy", "False")
+    assert fl.verify(board.port, progress=None).ok
+
+
+def test_power_cut_mid_flash_leaves_a_board_that_reports_it(board):
+    # Kill the whole board (VM and pty daemon) as the second file is being copied.
+    def progress(msg):
+        if msg.startswith("  [2/"):
+            board.power_cut()
+
+    with pytest.raises(fl.FlashError):
+        fl.flash(board.port, progress=progress)
+    board.start()   # power back on, same flash
+    v = fl.verify(board.port, progress=None)
+    assert not v.ok
+    assert ("/manifest.sha256", "pending (a flash did not finish)") in v.problems
+    out = mpremote(board.port, "exec", "import pitboss.integrity as i; print(i.check()[0])")
+    assert out.strip() == "('/manifest.sha256', 'pending')"
+    fl.flash(board.port, progress=None)
+    assert fl.verify(board.port, progress=None).ok
+
+
+def test_refuses_wrong_board_and_unloadable_build(board, monkeypatch):
+    with pytest.raises(fl.FlashError, match="rp2 board"):
+        fl.flash(board.port, board="pico", progress=None)
+    # A board whose MicroPython wants another .mpy version: nothing is copied.
+    real = fl.describe
+
+    def describe(port, paths, timeout=fl.TIMEOUT_QUERY):
+        info = real(port, paths, timeout)
+        info["mpy"] = 5 | (0 << 8)
+        return info
+
+    monkeypatch.setattr(fl, "describe", describe)
+    with pytest.raises(fl.FlashError, match="refusing to flash.*mpy v5"):
+        fl.flash(board.port, progress=None)
+    monkeypatch.undo()
+    assert not os.path.exists(board.flash_dir / "manifest.sha256")
