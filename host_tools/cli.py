@@ -110,6 +110,7 @@ def build_parser():
                       ("host_tools.flash", "add_flash_commands"),
                       ("host_tools.board_vectors", "add_vector_commands"),
                       ("host_tools.demo", "add_demo_commands"),
+                      ("host_tools.table_host", "add_table_commands"),
                       ("host_tools.bench", "add_bench_commands")):
         try:
             m = __import__(mod, fromlist=[hook])

@@ -25,6 +25,7 @@ a damaged copy on the board cannot vouch for itself. Each step is one
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,11 +41,9 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from pitboss import integrity
 
 REPO = Path(host_tools.REPO)
-FIRMWARE = REPO / "firmware"
-BOARDS_DIR = REPO / "boards"
 BUILD = REPO / "build"
 MANIFEST = integrity.MANIFEST
-INTEGRITY_SRC = FIRMWARE / "pitboss" / "integrity.py"
+INTEGRITY_SRC = REPO / "firmware" / "pitboss" / "integrity.py"
 REPORT = "PITBOSS-INTEGRITY "
 # Files that must stay source on the board: the interpreter runs /boot.py and /main.py
 # by those exact names.
@@ -132,14 +131,16 @@ def board_names() -> tuple[str, ...]:
     return _boards().BOARDS
 
 
-def _sources(board: str) -> list[tuple[Path, str]]:
-    """(host source, board path without the .py/.mpy decision) for everything to flash."""
+def _sources(board: str, root: Path = REPO) -> list[tuple[Path, str]]:
+    """(host source, board path without the .py/.mpy decision) for everything to flash.
+    root: the tree holding firmware/ and boards/ (the repository; tests pass a snapshot)."""
+    firmware = Path(root) / "firmware"
     out = []
-    for src in sorted(FIRMWARE.rglob("*")):
+    for src in sorted(firmware.rglob("*")):
         if src.is_dir() or "__pycache__" in src.parts or src.suffix == ".pyc":
             continue
-        out.append((src, "/" + src.relative_to(FIRMWARE).as_posix()))
-    out.append((BOARDS_DIR / f"{board}.py", "/board.py"))
+        out.append((src, "/" + src.relative_to(firmware).as_posix()))
+    out.append((Path(root) / "boards" / f"{board}.py", "/board.py"))
     return out
 
 
@@ -159,8 +160,8 @@ def counterpart(dest: str) -> str | None:
     return None
 
 
-def planned_dests(board: str, source: bool) -> list[str]:
-    return sorted(dest_for(d, source) for _, d in _sources(board))
+def planned_dests(board: str, source: bool, root: Path = REPO) -> list[str]:
+    return sorted(dest_for(d, source) for _, d in _sources(board, root))
 
 
 def _mpy_cross(src: Path, out: Path, name: str, arch: str | None) -> None:
@@ -180,17 +181,17 @@ def _mpy_cross(src: Path, out: Path, name: str, arch: str | None) -> None:
 
 
 def build(board: str, source: bool = False, board_abi: tuple[int, int, int] | None = None,
-          build_root: Path = BUILD) -> list[BuiltFile]:
+          build_root: Path = BUILD, root: Path = REPO) -> list[BuiltFile]:
     """Build what `board` gets into build/mpy/<board>/ (or build/src/<board>/) and return
     it sorted by board path. With board_abi, refuse a build the board cannot load."""
     if board not in board_names():
         raise FlashError("unknown board %r (known: %s)" % (board, ", ".join(board_names())))
-    root = build_root / ("src" if source else "mpy") / board
-    shutil.rmtree(root, ignore_errors=True)
+    out_dir = Path(build_root) / ("src" if source else "mpy") / board
+    shutil.rmtree(out_dir, ignore_errors=True)
     files = []
-    for src, dest_py in _sources(board):
+    for src, dest_py in _sources(board, root):
         dest = dest_for(dest_py, source)
-        local = root / dest.lstrip("/")
+        local = out_dir / dest.lstrip("/")
         local.parent.mkdir(parents=True, exist_ok=True)
         if dest.endswith(".mpy"):
             arch = None
@@ -199,8 +200,8 @@ def build(board: str, source: bool = False, board_abi: tuple[int, int, int] | No
                     raise FlashError("%s has native code: the board's arch is needed" % src)
                 arch = MPY_ARCHS[board_abi[2]]
                 if not arch:
-                    raise FlashError("%s uses @micropython.native/viper, but the board runs "
-                                     "bytecode only; flash it with --source" % src)
+                    raise FlashError("%s uses @micropython.native/viper, but the board has "
+                                     "no native code emitter (bytecode only)" % src)
             _mpy_cross(src, local, dest_py.lstrip("/"), arch)
             if board_abi is not None:
                 why = loadable(board_abi, decode_mpy_header(local.read_bytes()[:4]))
@@ -213,6 +214,24 @@ def build(board: str, source: bool = False, board_abi: tuple[int, int, int] | No
         files.append(BuiltFile(dest, local, sha256_file(local)))
     files.sort(key=lambda f: f.dest)
     return files
+
+
+@contextlib.contextmanager
+def _build_lock(build_root: Path):
+    """Serialises flashes/verifies sharing a build dir: build/mpy/<board>/ is rebuilt from
+    scratch each time, and another process must not do that while we copy from it."""
+    Path(build_root).mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; concurrent flashes from one checkout are rare
+        yield
+        return
+    with open(Path(build_root) / ".flash.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def manifest_text(files: list[BuiltFile], board: str, mode: str, state: str) -> str:
@@ -300,7 +319,11 @@ def _mpremote(port: str, args: list[str], timeout: float, on_line=None) -> str:
 
 
 def _board_code(call: str) -> str:
-    return INTEGRITY_SRC.read_text() + "\n" + call + "\n"
+    # Comment lines dropped: without raw-paste (the virtual board) mpremote sends code at
+    # ~25 KB/s, and this goes with every request.
+    src = [ln for ln in INTEGRITY_SRC.read_text().splitlines()
+           if ln.strip() and not ln.lstrip().startswith("#")]
+    return "\n".join(src) + "\n" + call + "\n"
 
 
 def _report(out: str) -> dict:
@@ -343,12 +366,12 @@ class FlashResult:
     seconds: float = 0.0
 
 
-def _all_planned(board: str | None) -> list[str]:
+def _all_planned(board: str | None, root: Path) -> list[str]:
     names = board_names() if board in (None, "auto") else (board,)
     paths = set()
     for name in names:
         for source in (False, True):
-            for d in planned_dests(name, source):
+            for d in planned_dests(name, source, root):
                 paths.add(d)
                 other = counterpart(d)
                 if other:
@@ -356,19 +379,21 @@ def _all_planned(board: str | None) -> list[str]:
     return sorted(paths)
 
 
-def flash(port: str, board: str = "auto", source: bool = False, progress=print) -> FlashResult:
+def flash(port: str, board: str = "auto", source: bool = False, progress=print,
+          root: Path = REPO) -> FlashResult:
     """Flash firmware/ (+ boards/<board>.py as /board) to the board at `port` (a serial
-    device, or 'virtual' for a throw-away virtual board). Raises FlashError."""
+    device, or 'virtual' for a throw-away virtual board). Raises FlashError.
+    progress(str) gets one line per step and per copied file (None: quiet)."""
     progress = progress or (lambda msg: None)
     t0 = time.monotonic()
-    with _port(port) as dev:
-        info = describe(dev, _all_planned(board))
+    with _port(port) as dev, _build_lock(Path(root) / "build"):
+        info = describe(dev, _all_planned(board, root))
         name = _resolve_board(board, info["platform"])
         abi = decode_sys_mpy(info["mpy"])
         mode = "source" if source else "mpy"
         progress("board: %s (MicroPython %s, %s, loads %s)" % (
             name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
-        files = build(name, source, abi)
+        files = build(name, source, abi, Path(root) / "build", root)
         p = plan(files, info["hashes"], info["manifest"], name, mode)
         result = FlashResult(name, mode, len(files))
         if p.up_to_date:
@@ -423,18 +448,19 @@ class VerifyResult:
 
 
 def verify(port: str, board: str = "auto", source: bool | None = None,
-           progress=print) -> VerifyResult:
+           progress=print, root: Path = REPO) -> VerifyResult:
     """Board's own hashes vs the host's build. source=None: the mode the board's manifest
     records (mpy if it has none)."""
     progress = progress or (lambda msg: None)
     with _port(port) as dev:
-        info = describe(dev, _all_planned(board))
+        info = describe(dev, _all_planned(board, root))
     name = _resolve_board(board, info["platform"])
     minfo, _ = integrity.parse_manifest(info["manifest"] or "")
     if source is None:
         source = minfo.get("mode") == "source"
     mode = "source" if source else "mpy"
-    files = build(name, source, decode_sys_mpy(info["mpy"]))
+    with _build_lock(Path(root) / "build"):
+        files = build(name, source, decode_sys_mpy(info["mpy"]), Path(root) / "build", root)
     problems = []
     if info["manifest"] is None:
         problems.append((MANIFEST, "no manifest"))
@@ -459,12 +485,10 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
 
 
 def _port(port):
-    """'virtual' -> a throw-away virtual board (helper-1's vboard), else the port as is."""
+    """'virtual' -> a throw-away virtual board (host_tools.vboard), else the port as is."""
     try:
         from host_tools.vboard import resolve_port
     except ImportError:
-        import contextlib
-
         return contextlib.nullcontext(port)
     return resolve_port(port)
 

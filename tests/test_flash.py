@@ -1,6 +1,7 @@
 """Flashing: the manifest/diff logic on CPython, then real flashes of the virtual board
 (MicroPython 1.27 WebAssembly behind a pty, driven by the real mpremote)."""
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -119,6 +120,31 @@ def mpremote(port, *args, timeout=60):
 
 
 @pytest.fixture
+def tree(tmp_path):
+    """A snapshot of firmware/ and boards/ to flash from, so the test sees one fixed
+    firmware (and can change a module on purpose)."""
+    root = tmp_path / "tree"
+    for d in ("firmware", "boards"):
+        shutil.copytree(fl.REPO / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture
+def small_tree(tmp_path):
+    """A few real modules plus a main.py: enough for the flash mechanics, and quick to
+    copy (the virtual board takes ~25 KB/s)."""
+    root = tmp_path / "small"
+    shutil.copytree(fl.REPO / "boards", root / "boards",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    pkg = root / "firmware" / "pitboss"
+    pkg.mkdir(parents=True)
+    for name in ("__init__.py", "compat.py", "cards.py", "integrity.py"):
+        shutil.copyfile(fl.REPO / "firmware" / "pitboss" / name, pkg / name)
+    (root / "firmware" / "main.py").write_text("import board\nprint('main on', board.NAME)\n")
+    return root
+
+
+@pytest.fixture
 def board(tmp_path):
     """A virtual board with its flash in tmp_path/flash; restart() = power cycle."""
     state, flash_dir = tmp_path / "state", tmp_path / "flash"
@@ -144,13 +170,15 @@ def board(tmp_path):
         vboard._kill_group(st["pid"], signal.SIGKILL)
 
 
-def test_flash_twice_corrupt_verify_reflash(board, capsys):
+def test_flash_twice_corrupt_verify_reflash(board, tree):
     log = []
     t0 = time.monotonic()
-    r1 = fl.flash(board.port, progress=log.append)
+    r1 = fl.flash(board.port, progress=log.append, root=tree)
     first = time.monotonic() - t0
     assert r1.board == "virtual" and r1.mode == "mpy"
-    assert sorted(r1.copied) == sorted(f.dest for f in fl.build("virtual"))
+    built = fl.build("virtual", build_root=tree / "b2", root=tree)
+    assert sorted(r1.copied) == sorted(f.dest for f in built)
+    assert r1.copied[0] == "/pitboss/integrity.mpy"       # the checker lands first
     assert any("[1/" in line for line in log), log       # per-file progress was shown
 
     # The flashed firmware runs: the board module is /board.mpy, the package is compiled.
@@ -161,62 +189,75 @@ def test_flash_twice_corrupt_verify_reflash(board, capsys):
     assert (name, file.lstrip("/"), problems) == ("virtual", "pitboss/cards.mpy", "[]")
 
     t0 = time.monotonic()
-    r2 = fl.flash(board.port, progress=log.append)
+    r2 = fl.flash(board.port, progress=log.append, root=tree)
     second = time.monotonic() - t0
     assert r2.copied == [] and r2.removed == []
-    assert fl.verify(board.port, progress=log.append).ok
+    assert fl.verify(board.port, progress=log.append, root=tree).ok
 
     # Corrupt one file on the board: verify fails, and the board itself says so too.
     mpremote(board.port, "exec",
              "f = open('/pitboss/cards.mpy', 'r+b'); f.seek(40); f.write(b'\\xff\\xfe'); f.close()")
-    v = fl.verify(board.port, progress=log.append)
+    v = fl.verify(board.port, progress=log.append, root=tree)
     assert not v.ok and v.problems == [("/pitboss/cards.mpy", "mismatch")]
     out = mpremote(board.port, "exec", "import pitboss.integrity as i; print(i.check())")
     assert out.strip() == "[('/pitboss/cards.mpy', 'mismatch')]"
-    from host_tools.cli import main as cli_main
-
-    assert cli_main(["verify", "--port", board.port]) == 1
 
     # Re-flash copies exactly the damaged file, and all is well again.
-    r3 = fl.flash(board.port, progress=log.append)
+    r3 = fl.flash(board.port, progress=log.append, root=tree)
     assert r3.copied == ["/pitboss/cards.mpy"]
-    assert cli_main(["verify", "--port", board.port]) == 0
-    print(f"\nvirtual board: first flash {first:.1f}s ({len(r1.copied)} files), "
-          f"no-op flash {second:.1f}s, repair flash {r3.seconds:.1f}s")
+    assert fl.verify(board.port, progress=log.append, root=tree).ok
+
+    # A changed module on the host: only it is copied.
+    with open(tree / "firmware" / "pitboss" / "compat.py", "a") as f:
+        f.write("\nCHANGED = 1\n")
+    r4 = fl.flash(board.port, progress=log.append, root=tree)
+    assert r4.copied == ["/pitboss/compat.mpy"]
+    size = sum(f.local.stat().st_size for f in built) / 1024
+    print(f"\nvirtual board: first flash {first:.1f}s ({len(r1.copied)} files, {size:.0f} KB), "
+          f"no-op flash {second:.1f}s, repair flash {r3.seconds:.1f}s, "
+          f"one-module flash {r4.seconds:.1f}s")
 
 
-def test_source_mode_then_back_to_mpy(board):
-    r = fl.flash(board.port, source=True, progress=None)
+def test_source_mode_then_back_to_mpy(board, small_tree):
+    tree = small_tree
+    r = fl.flash(board.port, source=True, progress=None, root=tree)
     assert "/pitboss/cards.py" in r.copied and "/board.py" in r.copied
-    assert fl.verify(board.port, progress=None).ok          # mode read from the manifest
+    # the checker first, so an interrupted flash can still be diagnosed; the entry point
+    # last, so it never starts against modules of the old firmware
+    assert r.copied[0] == "/pitboss/integrity.py" and r.copied[-1] == "/main.py"
+    assert fl.verify(board.port, progress=None, root=tree).ok  # mode read from the manifest
     out = mpremote(board.port, "exec", "import pitboss.cards as c; print(c.__file__)")
     assert out.strip().lstrip("/") == "pitboss/cards.py"
     # Back to .mpy: the .py files would shadow the .mpy ones, so they must go.
-    r = fl.flash(board.port, progress=None)
+    r = fl.flash(board.port, progress=None, root=tree)
     assert "/pitboss/cards.py" in r.removed and "/board.py" in r.removed
+    assert "/main.py" not in r.copied          # main.py stays source, and is unchanged
+    out = mpremote(board.port, "exec", "exec(open('/main.py').read())")
+    assert out.strip() == "main on virtual"
     out = mpremote(board.port, "exec", "import os, pitboss.cards as c\n"
                    "print(c.__file__, 'cards.py' in os.listdir('/pitboss'))")
     file, has_py = out.split()
     assert (file.lstrip("/"), has_py) == ("pitboss/cards.mpy", "False")
-    assert fl.verify(board.port, progress=None).ok
+    assert fl.verify(board.port, progress=None, root=tree).ok
 
 
-def test_power_cut_mid_flash_leaves_a_board_that_reports_it(board):
+def test_power_cut_mid_flash_leaves_a_board_that_reports_it(board, small_tree):
+    tree = small_tree
     # Kill the whole board (VM and pty daemon) as the second file is being copied.
     def progress(msg):
         if msg.startswith("  [2/"):
             board.power_cut()
 
     with pytest.raises(fl.FlashError):
-        fl.flash(board.port, progress=progress)
+        fl.flash(board.port, progress=progress, root=tree)
     board.start()   # power back on, same flash
-    v = fl.verify(board.port, progress=None)
+    v = fl.verify(board.port, progress=None, root=tree)
     assert not v.ok
     assert ("/manifest.sha256", "pending (a flash did not finish)") in v.problems
     out = mpremote(board.port, "exec", "import pitboss.integrity as i; print(i.check()[0])")
     assert out.strip() == "('/manifest.sha256', 'pending')"
-    fl.flash(board.port, progress=None)
-    assert fl.verify(board.port, progress=None).ok
+    fl.flash(board.port, progress=None, root=tree)
+    assert fl.verify(board.port, progress=None, root=tree).ok
 
 
 def test_refuses_wrong_board_and_unloadable_build(board, monkeypatch):
@@ -235,3 +276,13 @@ def test_refuses_wrong_board_and_unloadable_build(board, monkeypatch):
         fl.flash(board.port, progress=None)
     monkeypatch.undo()
     assert not os.path.exists(board.flash_dir / "manifest.sha256")
+
+
+def test_cli_commands_on_a_throwaway_board(capsys):
+    from host_tools.cli import main as cli_main
+
+    # --port virtual: a fresh board for the one command, so nothing is flashed on it.
+    assert cli_main(["verify", "--port", "virtual"]) == 1
+    assert "no manifest" in capsys.readouterr().out
+    assert cli_main(["flash", "--port", "virtual", "--board", "pico"]) == 1
+    assert "rp2 board" in capsys.readouterr().err

@@ -172,9 +172,142 @@ def _eval(p, c, n):
     return best
 
 
+# Five-card fast path (five cards ranked as a five-card hand, no joker). It is not a
+# second copy of the rules: _fast5() fills its tables from _eval() above, one hand per
+# class, and declines (None: _eval() then ranks every hand) unless the profile fits it.
+# With b = 1 << rank per card, m = OR, s = SUM, x = XOR of the five b:
+#   s == m                  five different ranks: the score is m (high card), or an
+#                           exception (straights) from the table, or a flush;
+#   otherwise               d = s - m (the extra cards of each rank, spread by carries),
+#                           e = m ^ x (ranks held an even number of times) name the hand's
+#                           class (which ranks are paired, tripled...) whatever the
+#                           kickers, and score = table[d ^ e << 15] ^ m: the kickers are
+#                           the tie-break's low mask, which is m without the ranked part.
+# tests/test_fastpath.py checks every class of every profile against _eval().
+_RB = tuple(1 << (i >> 2) for i in range(52)) + (0x2000,)  # rank bit; joker: bit 13
+_DISTINCT_MAX = const(32)  # straights and the like: more exceptions than this -> decline
+
+
+def _fast5(p):
+    """(table, flush exceptions, flush base) for p, all from _eval(); None if p does not
+    fit (not five from five, or its scores are not of the form above)."""
+    if p.size != 5 or p.hand != 5:
+        return None
+    tab, fl, bases = {}, {}, {}
+    hand = bytearray(5)
+    cnt = bytearray(13)
+    # Every rank multiset of five cards, at most four of a rank: r0 <= r1 <= ... <= r4.
+    for r0 in range(13):
+        for r1 in range(r0, 13):
+            for r2 in range(r1, 13):
+                for r3 in range(r2, 13):
+                    for r4 in range(r3, 13):
+                        if r0 == r4:
+                            continue
+                        m = s = x = 0
+                        i = 0
+                        for r in (r0, r1, r2, r3, r4):
+                            b = 1 << r
+                            m |= b
+                            s += b
+                            x ^= b
+                            hand[i] = r * 4 + cnt[r]  # suits by occurrence: no flush
+                            cnt[r] += 1
+                            i += 1
+                        for r in (r0, r1, r2, r3, r4):
+                            cnt[r] = 0
+                        if s == m:
+                            hand[0] |= 1  # five ranks, suits 1 0 0 0 0: no flush
+                            v = _eval(p, hand, 5)
+                            if v != m:
+                                tab[m] = v  # five-bit key: no paired key has 5 bits
+                            for i in range(5):
+                                hand[i] &= ~3  # all spades: the flush
+                            v = _eval(p, hand, 5)
+                            fl[m] = v
+                            b = v & ~_ALL
+                            bases[b] = bases.get(b, 0) + 1
+                            continue
+                        k = (s - m) ^ ((m ^ x) << 15)
+                        if k in tab:
+                            continue  # one hand per class (the test checks them all)
+                        v = _eval(p, hand, 5) ^ m
+                        if v & _ALL & ~m:
+                            return None
+                        tab[k] = v
+    fb = 0
+    for b in bases:  # the flush: the base most flushes share
+        if bases[b] > bases.get(fb, 0):
+            fb = b
+    fl = {m: v for m, v in fl.items() if v != m | fb}
+    if len(fl) > _DISTINCT_MAX or sum(1 for k in tab if k < 0x2000 and
+                                      _count(k) == 5) > _DISTINCT_MAX:
+        return None
+    return tab, fl, fb
+
+
 def score(p, cards):
     """Score of a hand already checked: the hot path (no validation, no allocation)."""
+    t = p._fast
+    if t:
+        R = _RB
+        a, b, c, d, e = cards  # one opcode for a list or tuple (no allocation for any)
+        ra = R[a]
+        rb = R[b]
+        rc = R[c]
+        rd = R[d]
+        re = R[e]
+        m = ra | rb | rc | rd | re
+        s = ra + rb + rc + rd + re
+        if s == m:
+            if m > _ALL:  # the joker
+                return _eval(p, cards, 5)
+            if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
+                return p._flush.get(m, m | p._fbase)
+            if m in t:
+                return t[m]
+            return m
+        if m > _ALL:
+            return _eval(p, cards, 5)
+        return t[(s - m) ^ ((m ^ (ra ^ rb ^ rc ^ rd ^ re)) << 15)] ^ m
+    if t is not None:  # first five-card hand of this game: build its tables
+        _build(p)
+        return score(p, cards)
     return _eval(p, cards, len(cards))
+
+
+_built = []
+
+
+def _build(p):
+    """Fill p's fast-path tables (shared with a game that ranks alike), or set
+    `_fast = None` if p does not fit; built on first use, so a table holds only the
+    tables of the games it plays."""
+    f = _fast5(p)
+    if f is None:
+        setattr(p, "_fast", None)
+        return
+    for g in _built:
+        if g == f:
+            f = g
+            break
+    else:
+        _built.append(f)
+    setattr(p, "_flush", f[1])
+    setattr(p, "_fbase", f[2])
+    setattr(p, "_fast", f[0])
+
+
+def _pending():
+    import pitboss.profiles as pr
+    setattr(pr.Profile, "_fast", None)  # any other profile: no fast path
+    for gid in pr.GAMES:
+        p = get(gid)
+        if p.size == 5 and p.hand == 5:
+            setattr(p, "_fast", {})  # empty: built by the first score() of the game
+
+
+_pending()
 
 
 def check(p, cards, more=False):
@@ -211,7 +344,7 @@ def check(p, cards, more=False):
 
 def rank(p, cards):
     check(p, cards)
-    return _eval(p, cards, len(cards))
+    return score(p, cards)
 
 
 def category(p, s):

@@ -5,8 +5,10 @@
 # It is for simulations and tests only. A real table never shuffles: the cards come out
 # of a physical shoe. Nothing here is suitable for anything that must be unpredictable.
 #
-# Known answer (tests/test_shoe.py checks it): Rng(1) yields 270369, 67634689,
-# 2647435461, ... and Rng(1).shuffle(list(range(52))) is the same list on both ports.
+# Known answer (tests/test_shoe.py checks it): XorShift32(1) yields 270369, 67634689,
+# 2647435461, ... and its shuffle(list(range(52))) is the same list on both ports.
+# pitboss.table's simulator has the same generator (same seeding, same rejection
+# sampling, same Fisher-Yates direction); `below` is its name for randbelow.
 from pitboss.compat import const
 
 _MASK = const(0xFFFFFFFF)
@@ -15,7 +17,7 @@ _MASK = const(0xFFFFFFFF)
 _ZERO_SEED = const(0x9E3779B9)
 
 
-class Rng:
+class XorShift32:
     """Seeded xorshift32: next32(), randbelow(n), shuffle(list)."""
 
     def __init__(self, seed):
@@ -51,3 +53,8 @@ class Rng:
             j = self.randbelow(i + 1)
             items[i], items[j] = items[j], items[i]
         return items
+
+    below = randbelow
+
+
+Rng = XorShift32

@@ -60,17 +60,18 @@ def is_alarm(code):
 
 
 def describe(code, seq, info):
-    """One line for a log or the display, e.g. 'dropped: 2 frame(s) before seq 17'."""
-    name = NAMES[code] if 0 < code < N_EVENTS else "event %d" % code
+    """One line for a log or the display, e.g. 'dropped: 2 frame(s) missing before seq
+    17'."""
+    what = NAMES[code] if 0 < code < N_EVENTS else "event %d" % code
     if code == EV_GARBAGE:
-        return "%s: %d byte(s) skipped" % (name, info)
+        return "%s: %d byte(s) skipped" % (what, info)
     if code == EV_DROPPED:
-        return "%s: %d frame(s) missing before seq %d" % (name, info, seq)
+        return "%s: %d frame(s) missing before seq %d" % (what, info, seq)
     if code == EV_RESTART:
-        return "%s: seq 0 after seq %d" % (name, info)
+        return "%s: seq 0 after seq %d" % (what, info)
     if seq >= 0:
-        return "%s: seq %d, %s" % (name, seq, info)
-    return "%s: %s" % (name, info)
+        return "%s: seq %d, %s" % (what, seq, info)
+    return "%s: %s" % (what, info)
 
 
 def crc16(data, crc=_CRC_INIT):
@@ -300,12 +301,15 @@ class SerialShoe(_Shoe):
             buf = self._buf
             pos, end = self._pos, self._end
             push = dec.push
-            while pos < end:
-                b = buf[pos]
-                pos += 1
-                if push(b):
-                    break
-            self._pos = pos
+            try:
+                while pos < end:
+                    b = buf[pos]
+                    pos += 1
+                    if push(b):
+                        break
+            finally:
+                # Also when an alarm callback raised: those bytes are parsed, never twice.
+                self._pos = pos
 
     def _fill(self):
         n = self.uart.any()
@@ -396,7 +400,12 @@ class RFIDShoe(_Shoe):
         self._last = uid
         try:
             card, deck = self.deckmap.lookup(uid)
-        except ValueError as e:  # DeckError: unknown tag
+        except ValueError as e:
+            # Only DeckError('unknown_uid') is an unknown tag; anything else is a bug and
+            # must not be filed as a card problem. (Checked by kind, so that a serial-shoe
+            # table need not load pitboss.deckmap.)
+            if getattr(e, "kind", None) != "unknown_uid":
+                raise
             self._report(EV_UNKNOWN_TAG, -1, str(e))
             return None
         if self.deck < 0:

@@ -9,6 +9,7 @@
 #          loses-to CARDS       is outranked by it
 #          ties CARDS           equal score (a tie, a copy hand in Pai Gow)
 #          error KIND           rejected with CardError.kind == KIND
+#          best-error KIND      `best` of these cards rejected with that kind
 #          best NAME            best hand of the game's size out of these cards is NAME
 #          best-plays C1 ...    and it is played as these cards
 # '#' starts a comment line; blank lines are skipped.
@@ -49,9 +50,9 @@ def check(case):
     try:
         p = get(game)
     except CardError as e:
-        return str(e)
-    got = _outcome(p, text, op in ("best", "best-plays"))
-    if op == "error":
+        return None if op == "error" and arg == e.kind else str(e)
+    got = _outcome(p, text, op in ("best", "best-plays", "best-error"))
+    if op in ("error", "best-error"):
         return None if got == arg else "expected error %s, got %r" % (arg, got)
     if isinstance(got, str):
         return "unexpected error %s" % got

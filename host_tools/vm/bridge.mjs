@@ -168,7 +168,6 @@ function processByte(b) {
 mp.replInit();
 flushOut();                            // banner + ">>> ": vboard.py waits for it
 
-let draining = false;
 process.stdin.on("data", (chunk) => {
   let ran = false;
   for (const b of chunk) {

@@ -1,0 +1,208 @@
+# Authenticated configuration commands (game, paytable, house rules).
+#
+# Wire format (docs/journal.md):   auth <counter> <mac_hex> <command...>
+#   mac_hex = HMAC-SHA256(board_key, "<counter> <command>") as 64 hex digits, where
+#   <command> is the rest of the line after the MAC with its outer whitespace removed.
+# The counter must be above the last one this board accepted, so a recorded command
+# cannot be played again; it is saved (A/B record, pitboss.journal.Slots) *before* the
+# command is reported as accepted, so a power cut can lose an acceptance (the command was
+# never carried out; the host signs it again with a new counter) but never allow a replay.
+#
+# MicroPython has no hmac module, so HMAC (RFC 2104) is built on hashlib.sha256 here;
+# tests/test_auth.py checks it against CPython's hmac and RFC 4231. The per-board key is
+# written at provisioning (provision() over the REPL, host_tools/auth.py) to flash and is
+# only ever held in RAM as the two padded HMAC keys: nothing here returns or prints it.
+import hashlib
+from binascii import unhexlify
+
+from pitboss.compat import const
+from pitboss.journal import SlotCorrupt, Slots, makedirs
+
+_BLOCK = const(64)  # SHA-256 block size
+_MAC_HEX = const(64)  # hex digits of a SHA-256 MAC
+_COUNTER_DIGITS = const(15)  # < 2**53: also exact in a host's JSON/JavaScript
+_COMMAND_MAX = const(512)
+KEY_MIN = const(16)
+KEY_MAX = const(128)
+
+# Reasons verify() gives; all but "ok" are refusals to be logged.
+OK = "ok"
+REASONS = ("ok", "bad_format", "no_key", "key_corrupt", "counter_corrupt", "bad_mac",
+           "replay", "store_error")
+
+
+class Mac:
+    """HMAC-SHA256 with a fixed key: the padded keys are computed once."""
+
+    def __init__(self, key):
+        if not isinstance(key, (bytes, bytearray)):
+            raise TypeError("key must be bytes")
+        if len(key) > _BLOCK:
+            key = hashlib.sha256(key).digest()  # RFC 2104: long keys are hashed first
+        key = bytes(key) + bytes(_BLOCK - len(key))
+        self._ik = bytes([b ^ 0x36 for b in key])
+        self._ok = bytes([b ^ 0x5C for b in key])
+
+    def digest(self, msg):
+        # sha256 objects cannot be copied on MicroPython, so each MAC hashes the padded
+        # key blocks again: 4 compressions for a short command, cheap enough.
+        h = hashlib.sha256(self._ik)
+        h.update(msg)
+        inner = h.digest()
+        h = hashlib.sha256(self._ok)
+        h.update(inner)
+        return h.digest()
+
+    def __repr__(self):
+        return "<Mac>"  # never the key
+
+
+def hmac_sha256(key, msg):
+    return Mac(key).digest(msg)
+
+
+def message(counter, command):
+    """The bytes the MAC covers."""
+    return ("%d %s" % (counter, command)).encode()
+
+
+def equal(a, b):
+    """Compare two byte strings in time that depends only on their length."""
+    if len(a) != len(b):
+        return False
+    r = 0
+    for i in range(len(a)):
+        r |= a[i] ^ b[i]
+    return r == 0
+
+
+def _parse_counter(counter):
+    if isinstance(counter, bool):
+        return -1
+    if isinstance(counter, int):
+        return counter if 0 < counter < 10 ** _COUNTER_DIGITS else -1
+    if not isinstance(counter, str) or not 0 < len(counter) <= _COUNTER_DIGITS:
+        return -1
+    for c in counter:
+        if c < "0" or c > "9":
+            return -1
+    n = int(counter)
+    return n if n > 0 else -1
+
+
+def provision(key, path="/auth", fs=None):
+    """Store the board's key (run over the REPL at provisioning). Written to both copies
+    so the previous key does not linger on flash. A readable counter is kept (it never
+    goes back); an unreadable one restarts at 0, which is safe only because the key is
+    new: every MAC made before is useless. So always provision a fresh random key."""
+    if not isinstance(key, (bytes, bytearray)) or not KEY_MIN <= len(key) <= KEY_MAX:
+        raise ValueError("key must be %d..%d bytes" % (KEY_MIN, KEY_MAX))
+    s = Slots(path + "/key", fs, max_size=KEY_MAX)
+    makedirs(s.fs, path)
+    try:
+        s.load()
+    except SlotCorrupt:
+        pass  # a damaged old key is replaced like any other
+    s.save(bytes(key))
+    s.save(bytes(key))
+    c = Slots(path + "/counter", s.fs, max_size=32)
+    try:
+        text = c.load()
+        if text is not None:
+            int(text)
+    except (SlotCorrupt, ValueError):
+        c.save("0")
+
+
+class Auth:
+    def __init__(self, path="/auth", fs=None):
+        self.path = path
+        self._key = Slots(path + "/key", fs, max_size=KEY_MAX)
+        self._ctr = Slots(path + "/counter", fs, max_size=32)
+        self._mac = None
+        self.counter = 0  # the last counter accepted
+        self.failures = 0  # refusals in a row (RAM only): the controller's bad_mac tilt
+        self.fault = "no_key"  # None once a key and counter are loaded
+
+    def load(self):
+        """Read the key and counter. Problems are not raised: they make every command
+        refused with the reason in self.fault (no_key, key_corrupt, counter_corrupt);
+        the controller tilts on key_corrupt/counter_corrupt (auth_store_corrupt)."""
+        self._mac = None
+        try:
+            key = self._key.load()
+        except SlotCorrupt:
+            self.fault = "key_corrupt"
+            return self
+        if key is None:
+            self.fault = "no_key"
+            return self
+        if not KEY_MIN <= len(key) <= KEY_MAX:
+            self.fault = "key_corrupt"
+            return self
+        try:
+            text = self._ctr.load()
+            n = 0 if text is None else int(text)
+            if n < 0:
+                raise ValueError
+        except (SlotCorrupt, ValueError):
+            # Not knowing the last counter would allow replays: refuse everything until
+            # re-provisioned (a new key makes every old MAC useless).
+            self.fault = "counter_corrupt"
+            return self
+        self._mac = Mac(key)
+        self.counter = n
+        self.fault = None
+        return self
+
+    def verify(self, command, counter, mac_hex):
+        """-> (True, 'ok') after the counter is durably advanced, or (False, reason)."""
+        ok, reason = self._verify(command, counter, mac_hex)
+        self.failures = 0 if ok else self.failures + 1
+        return ok, reason
+
+    def _verify(self, command, counter, mac_hex):
+        if self.fault is not None:
+            return False, self.fault
+        n = _parse_counter(counter)
+        if n < 0:
+            return False, "bad_format"
+        if not isinstance(command, str) or not 0 < len(command) <= _COMMAND_MAX:
+            return False, "bad_format"
+        if isinstance(mac_hex, str):
+            mac_hex = mac_hex.encode()
+        if not isinstance(mac_hex, (bytes, bytearray)) or len(mac_hex) != _MAC_HEX:
+            return False, "bad_format"
+        try:
+            given = unhexlify(bytes(mac_hex))
+        except ValueError:
+            return False, "bad_format"
+        mac = self._mac
+        if mac is None:
+            return False, "no_key"
+        # The MAC first, so a forged command is reported as bad_mac whatever its counter.
+        if not equal(mac.digest(message(n, command)), given):
+            return False, "bad_mac"
+        if n <= self.counter:
+            return False, "replay"
+        try:
+            self._ctr.save("%d" % n)
+        except OSError:
+            return False, "store_error"
+        self.counter = n
+        return True, OK
+
+    def check_line(self, line):
+        """Parse and verify 'auth <counter> <mac_hex> <command...>'.
+        -> (ok, reason, command): command is the authenticated command text ('' if the
+        line could not be parsed)."""
+        if not isinstance(line, str):
+            return False, "bad_format", ""
+        line = line.strip()
+        parts = line.split(None, 3)
+        if len(parts) != 4 or parts[0] != "auth":
+            self.failures += 1
+            return False, "bad_format", ""
+        command = parts[3].strip()
+        ok, reason = self.verify(command, parts[1], parts[2])
+        return ok, reason, command

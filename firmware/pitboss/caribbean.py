@@ -1,0 +1,67 @@
+# Caribbean Poker (qc-caribbean): dealer qualification, Ante and Call, posted paytable.
+#
+# Ranks: /work/shared/rules/quebec-caribbean-poker-ranks.fr.txt (art. 67.11).
+# Procedure (Loto-Québec, "Poker des Caraïbes", casinos.lotoquebec.com): five cards to
+# each player and the dealer; a player who placed an ante either raises "du double de sa
+# mise initiale" (the Call, twice the ante) or abandons the ante. The dealer qualifies
+# with at least ace and king; an unqualified dealer pays the antes and not the raises
+# (the raise is returned). Against a qualifying dealer the higher hand wins both wagers,
+# the Call at the posted paytable; equal hands push (art. 67.11 gives no tie-break
+# beyond rank, so identical ranks tie).
+from pitboss import evaluator
+from pitboss.cards import parse_hand
+from pitboss.paytables import pays
+from pitboss.profiles import get
+
+GAME = "qc-caribbean"
+P = get(GAME)
+WAGERS = ("ante",)  # "call" is added when calling
+PAYTABLES = ("call",)
+CALL_MULTIPLE = 2
+
+# Ace-king or better: the lowest such hand is A-K-4-3-2 (not a straight: no wrap-around,
+# art. 67.11 6°).
+QUALIFY = evaluator.score(P, parse_hand("As Kh 4d 3c 2s"))
+# Simulation only: the player calls with ace-king or better.
+CALL_AT = QUALIFY
+
+
+def qualifies(dealer_score):
+    return dealer_score >= QUALIFY
+
+
+def call_line(category):
+    """The paytable line of a winning hand: a high-card hand that beats a qualifying
+    dealer is at least ace-king, the table's lowest line."""
+    return "ace_king" if category == "high_card" else category
+
+
+def settle(wagers, player, dealer, called, tables):
+    """Settle one seat: wagers {"ante": a}; called True (Call = 2 x ante) or False."""
+    ps = evaluator.score(P, player)
+    ds = evaluator.score(P, dealer)
+    cat = P.category(ps)
+    ante = wagers["ante"]
+    res = {}
+    if not called:
+        res["ante"] = {"wager": ante, "outcome": "lose", "amount": -ante}
+    else:
+        call = ante * CALL_MULTIPLE
+        if not qualifies(ds):
+            res["ante"] = {"wager": ante, "outcome": "win", "amount": ante}
+            res["call"] = {"wager": call, "outcome": "push", "amount": 0}
+        elif ps > ds:
+            line = call_line(cat)
+            res["ante"] = {"wager": ante, "outcome": "win", "amount": ante}
+            res["call"] = {"wager": call, "outcome": "win", "line": line,
+                           "amount": pays(call, tables["call"][line])}
+        elif ps < ds:
+            res["ante"] = {"wager": ante, "outcome": "lose", "amount": -ante}
+            res["call"] = {"wager": call, "outcome": "lose", "amount": -call}
+        else:
+            res["ante"] = {"wager": ante, "outcome": "push", "amount": 0}
+            res["call"] = {"wager": call, "outcome": "push", "amount": 0}
+    net = 0
+    for k in res:
+        net += res[k]["amount"]
+    return {"category": cat, "results": res, "amount": net}

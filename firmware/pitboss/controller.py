@@ -1,0 +1,471 @@
+# The table controller: the one object that owns the round (pitboss.table), its journal,
+# meters, tilts and authentication, and answers the bench protocol.
+#
+# Every state change is an *event* (a small dict, journalled as compact JSON):
+#   config  {"ev":"config","cfg":{...}}          authenticated only
+#   new     {"ev":"new"}                         next round (or void the one in play)
+#   wager   {"ev":"wager","seat":3,"w":{"ante":500}}
+#   deal    {"ev":"deal","dice":12}              the dice are journalled, never re-rolled
+#   card    {"ev":"card","c":48}
+#   set     {"ev":"set","seat":3,"high":[..],"low":[..]}
+#   hw      {"ev":"hw","seat":3}                 house way asked for
+#   decide  {"ev":"decide","seat":3,"play":true}
+#   settle  {"ev":"settle","game":G,"round":N,"lines":[[type,wagered,paid]..],"result":{..}}
+# An event is applied to the table first (which checks everything and changes nothing
+# when it refuses), then appended to the journal, then answered. A power cut before the
+# append loses an event nobody was told about; after it, replay at boot re-applies it:
+# either way the table is in the old or the new state, never between.
+#
+# Each journal segment starts with a snapshot (configuration, round number and the events
+# of the round in play), so replay never needs a rotated-out segment. At boot the newest
+# snapshot and the records after it are re-applied with journalling off; a settlement is
+# recomputed and must equal the journalled one, or the table tilts.
+import json
+
+from pitboss import protocol
+from pitboss.auth import Auth
+from pitboss.cards import CardError, name, parse
+from pitboss.journal import KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError
+from pitboss.meters import Meters, MetersCorrupt
+from pitboss.table import SETTLED, Table
+from pitboss.tilt import Tilt
+
+RECALL_MAX = 50
+_BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
+
+# Shoe alarms that mean a card may be missing or wrong (pitboss.shoe event codes):
+# dropped, bad card, conflict, duplicate, unknown tag, wrong deck, collision.
+_SHOE_TILTS = {5: "shoe_fault", 4: "shoe_fault", 7: "shoe_fault", 10: "duplicate_card",
+               11: "unknown_rfid_tag", 12: "unknown_rfid_tag", 13: "shoe_fault"}
+# CardError kinds from the table that halt play rather than just refuse the input.
+_CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
+
+
+def _compact(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def settlement_lines(result):
+    """[[wager_type, wagered, paid]] for the meters: paid = what went back to the player
+    (stake plus winnings; 0 on a loss)."""
+    lines = []
+    for s in result["seats"]:
+        per = s.get("results")
+        if per:
+            for wt in sorted(per):
+                r = per[wt]
+                lines.append([wt, r["wager"], r["wager"] + r["amount"]])
+        else:
+            for wt in sorted(s["wagers"]):
+                w = s["wagers"][wt]
+                lines.append([wt, w, w + s["amount"]])
+    return lines
+
+
+class Controller:
+    def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
+                 integrity=None, segment_size=65536, keep=4, max_payload=6144):
+        self.clock = clock
+        self._rng = rng
+        self.display = display
+        self._integrity = integrity  # callable() -> list of problems ([] = approved)
+        self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
+                               segment_size=segment_size, keep=keep,
+                               max_payload=max_payload)
+        self.meters = Meters(root + "/state/meters", fs)
+        self.tilt = Tilt(root + "/state/tilt", fs, clock)
+        self.auth = Auth(root + "/auth", fs)
+        self.table = None
+        self._events = []  # the round in play, for the next snapshot
+        self._replaying = False
+        self.on_new_round = None  # e.g. the shoe's reset(): each round is a new shuffle
+        self.booted = {}
+        self.commands = dict(protocol.COMMANDS)
+        for verb, fn in (("status", self.cmd_status), ("wager", self.cmd_wager),
+                         ("deal", self.cmd_deal), ("card", self.cmd_card),
+                         ("hand", self.cmd_hand), ("houseway", self.cmd_houseway),
+                         ("decide", self.cmd_decide), ("settle", self.cmd_settle),
+                         ("newround", self.cmd_newround), ("recall", self.cmd_recall),
+                         ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
+                         ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
+                         ("auth", self.cmd_auth)):
+            self.commands[verb] = fn
+
+    # ---- boot and recovery -----------------------------------------------------------
+    def boot(self):
+        """Load tilts, keys, journal and meters; replay the round in play. Anything that
+        cannot be trusted becomes a tilt (which persists) instead of a guess."""
+        rep = {"replayed": 0, "torn": 0, "meters_recovered": 0}
+        self.tilt.load()
+        self.auth.load()
+        if self.auth.fault in ("key_corrupt", "counter_corrupt"):
+            self._tilt("auth_store_corrupt", self.auth.fault)
+        if self._integrity is not None:
+            bad = self._integrity()
+            if bad:
+                self._tilt("firmware_mismatch", "; ".join(bad)[:80])
+        try:
+            r = self.journal.open()
+            rep["torn"] = r["torn"]
+            rep["replayed"] = self._replay()
+        except JournalCorrupt as e:
+            self._tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
+        except (CardError, ValueError, KeyError, TypeError) as e:
+            self._tilt("journal_corrupt", "replay: %s" % e)
+        if self.journal._state == "open":
+            try:
+                self.meters.load()
+                rep["meters_recovered"] = self.meters.recover(self.journal)
+            except MetersCorrupt as e:
+                self._tilt("meters_corrupt", e.reason)
+        self.booted = rep
+        self._show()
+        return rep
+
+    def _replay(self):
+        n = 0
+        self._replaying = True
+        try:
+            for seq, kind, payload in self.journal.replay():
+                obj = json.loads(payload)
+                if kind == KIND_SNAPSHOT:
+                    self._restore(obj)
+                elif obj.get("ev") in _ROUND_EVENTS:
+                    self._apply(obj)
+                else:
+                    continue  # a log entry (auth_refused): no state in it
+                n += 1
+        finally:
+            self._replaying = False
+        return n
+
+    def _snapshot(self, seq):
+        # Meters must never fall behind the oldest segment the journal keeps.
+        self.meters.checkpoint(seq - 1)
+        if self.table is None:
+            return _compact({"ev": "snap", "cfg": None})
+        return _compact({"ev": "snap", "cfg": self.table.config(),
+                         "round": self.table.round, "events": self._events})
+
+    def _restore(self, snap):
+        self.table = None
+        self._events = []
+        if snap.get("cfg") is None:
+            return
+        self.table = Table(snap["cfg"], rng=self._rng)
+        self.table.round = snap["round"]
+        for ev in snap["events"]:
+            self._apply(ev)
+
+    # ---- events ----------------------------------------------------------------------
+    def _apply(self, ev):
+        """Apply one event to the table (raises CardError, changing nothing, if the
+        table refuses it); journal it unless replaying. Returns the table's answer."""
+        kind = ev["ev"]
+        if not self._replaying:
+            # Any new segment starts now, its snapshot the state before this event.
+            self._reserve()
+        t = self.table
+        if kind == "config":
+            if t is not None and t.phase not in ("configured", SETTLED):
+                raise CardError("wrong_phase", "finish or void the round (newround) "
+                                "before changing the configuration")
+            t = Table(ev["cfg"], rng=self._rng)
+            if self.table is not None:
+                t.round = self.table.round
+            out = t.config()
+            self.table = t
+            self._events = []
+            self._new_shuffle()
+        elif t is None:
+            raise CardError("not_configured", "the table has no configuration yet")
+        elif kind == "new":
+            t.new_round()
+            self._events = []
+            self._new_shuffle()
+            out = t.status()
+        elif kind == "wager":
+            out = t.wager(ev["seat"], ev["w"]) or t.status()
+        elif kind == "deal":
+            out = t.deal(ev.get("dice"))
+            ev = {"ev": "deal", "dice": out["dice"]}  # journal the roll, not the request
+        elif kind == "card":
+            out = t.card_in(ev["c"])
+        elif kind == "set":
+            out = t.set_hand(ev["seat"], ev["high"], ev["low"])
+        elif kind == "hw":
+            out = t.set_house_way(ev["seat"])
+        elif kind == "decide":
+            out = t.decide(ev["seat"], ev["play"])
+        elif kind == "settle":
+            out = t.settle()
+            lines = settlement_lines(out)
+            if self._replaying:
+                if json.loads(_compact(out)) != ev["result"] or lines != ev["lines"]:
+                    raise ValueError("settlement of round %d differs from the journal"
+                                     % out["round"])
+            ev = {"ev": "settle", "game": out["game"], "round": out["round"],
+                  "lines": lines, "result": out}
+        else:
+            raise ValueError("unknown event %r" % kind)
+        if kind not in ("config", "new", "settle"):
+            self._events.append(ev)
+        elif kind == "settle":
+            self._events = []
+        if not self._replaying:
+            seq = self._append(ev)
+            if kind == "settle":
+                self.meters.apply(seq, ev["game"], ev["lines"])
+        return out
+
+    def _new_shuffle(self):
+        if self.on_new_round is not None:
+            self.on_new_round()
+
+    def _reserve(self):
+        try:
+            self.journal.reserve()
+        except (OSError, JournalError) as e:
+            self._tilt("storage_error", "journal: %s" % e)
+            raise CardError("storage_error", "the journal could not be written; the table "
+                            "is halted")
+
+    def _append(self, ev):
+        try:
+            return self.journal.append(_compact(ev))
+        except (OSError, JournalError) as e:
+            # The table is ahead of flash now: halt; a reboot replays what is durable.
+            self._tilt("storage_error", "journal append: %s" % e)
+            raise CardError("storage_error", "the journal could not be written; the table "
+                            "is halted")
+
+    def _tilt(self, code, detail=""):
+        try:
+            self.tilt.raise_tilt(code, detail, max(self.journal.last_seq, 0))
+        except OSError:
+            pass  # raise_tilt halts in RAM first; the table stays halted this power cycle
+        if self.display is not None:
+            self.display.alarm(code.replace("_", " "), detail)
+
+    # ---- the shoe ----------------------------------------------------------------------
+    def shoe_alarm(self, code, seq, info):
+        """Callback for pitboss.shoe: alarms that can mean a lost or wrong card tilt."""
+        t = _SHOE_TILTS.get(code)
+        if t is not None:
+            from pitboss.shoe import describe
+            self._tilt(t, describe(code, seq, info))
+
+    def shoe_card(self, card, seq):
+        """A card from the shoe: dealt like the `card` command (errors tilt)."""
+        return self.command("card %d" % card)
+
+    # ---- commands ----------------------------------------------------------------------
+    def command(self, line):
+        """One bench-protocol line -> reply dict (never raises)."""
+        words = line.split()
+        if words and words[0].lower() in _TABLE_VERBS and self.tilt.tilted:
+            return _err("tilted", "the table is halted by a tilt (%s); an operator must "
+                        "clear it" % ", ".join(a["code"] for a in self.tilt.active()))
+        reply = protocol.handle(line, self.commands)
+        err = reply.get("error")
+        if err and err["code"] in _CARD_TILTS and words and words[0].lower() in ("card",
+                                                                                "settle"):
+            self._tilt(_CARD_TILTS[err["code"]], err["message"][:80])
+        if reply.get("ok"):
+            self._show()
+        return reply
+
+    def _table(self):
+        if self.table is None:
+            raise CardError("not_configured", "the table has no configuration yet "
+                            "(an authenticated config command sets it)")
+        return self.table
+
+    def cmd_status(self, args):
+        st = self.table.status() if self.table else {"phase": "unconfigured"}
+        st["tilts"] = self.tilt.active()
+        st["journal_seq"] = self.journal.last_seq
+        if self.table is not None:
+            # What each seat holds so far: dealt cards only. Undealt cards and the shoe
+            # order are never known here, so they can never be revealed.
+            st["hands"] = {str(r): [name(c) for c in self.table.hand(r)]
+                           for r in sorted(self.table._hands)}
+        return st
+
+    def cmd_wager(self, args):
+        t = self._table()
+        if len(args) < 1:
+            raise protocol.ProtocolError("bad_args", "usage: wager SEAT KIND=AMOUNT...")
+        seat = _int(args[0], "seat")
+        w = {}
+        for a in args[1:]:
+            k, _, v = a.partition("=")
+            w[k] = _int(v, k)
+        if t.phase == SETTLED:
+            self._apply({"ev": "new"})
+        return self._apply({"ev": "wager", "seat": seat, "w": w})
+
+    def cmd_deal(self, args):
+        self._table()
+        ev = {"ev": "deal"}
+        if args:
+            ev["dice"] = _int(args[0], "dice")
+        return self._apply(ev)
+
+    def cmd_card(self, args):
+        self._table()
+        if len(args) != 1:
+            raise protocol.ProtocolError("bad_args", "usage: card CARD (As, 48...)")
+        c = args[0]
+        cid = parse(int(c) if c.isdigit() else c)
+        return self._apply({"ev": "card", "c": cid})
+
+    def cmd_hand(self, args):
+        self._table()
+        if "/" not in args or len(args) < 2:
+            raise protocol.ProtocolError("bad_args", "usage: hand SEAT HIGH... / LOW...")
+        seat = _int(args[0], "seat")
+        i = args.index("/")
+        high = [parse(c) for c in args[1:i]]
+        low = [parse(c) for c in args[i + 1:]]
+        return self._apply({"ev": "set", "seat": seat, "high": high, "low": low})
+
+    def cmd_houseway(self, args):
+        self._table()
+        return self._apply({"ev": "hw", "seat": _int(_one(args, "houseway SEAT"), "seat")})
+
+    def cmd_decide(self, args):
+        self._table()
+        if len(args) != 2 or args[1] not in ("play", "fold"):
+            raise protocol.ProtocolError("bad_args", "usage: decide SEAT play|fold")
+        return self._apply({"ev": "decide", "seat": _int(args[0], "seat"),
+                            "play": args[1] == "play"})
+
+    def cmd_settle(self, args):
+        self._table()
+        return self._apply({"ev": "settle"})
+
+    def cmd_newround(self, args):
+        self._table()
+        return self._apply({"ev": "new"})
+
+    def cmd_recall(self, args):
+        n = _int(args[0], "n") if args else 10
+        if not 1 <= n <= RECALL_MAX:
+            raise protocol.ProtocolError("bad_args", "recall 1..%d rounds" % RECALL_MAX)
+        recs = self.journal.last(n, lambda kind, p: b'"ev":"settle"' in p)
+        rounds = []
+        for seq, _, payload in recs:
+            r = json.loads(payload)
+            rounds.append({"seq": seq, "game": r["game"], "round": r["round"],
+                           "result": r["result"]})
+        return {"rounds": rounds}
+
+    def cmd_meters(self, args):
+        return {"totals": self.meters.totals(),
+                "games": {g: self.meters.game(g) for g in self.meters.games()}}
+
+    def cmd_tilt(self, args):
+        return {"active": self.tilt.active(), "log": self.tilt.log()}
+
+    def _needs_auth(self, args):
+        raise protocol.ProtocolError("auth_required", "configuration and tilt clearing "
+                                     "need an authenticated command: auth COUNTER MAC ...")
+
+    def cmd_auth(self, args):
+        ok, reason, cmd = self.auth.check_line("auth " + " ".join(args))
+        if not ok:
+            self._log_refusal(reason, cmd)
+            raise protocol.ProtocolError(reason, "authenticated command refused: %s"
+                                         % reason)
+        words = cmd.split(None, 1)
+        verb = words[0].lower() if words else ""
+        rest = words[1] if len(words) > 1 else ""
+        if verb == "config":
+            try:
+                cfg = json.loads(rest)
+            except ValueError:
+                raise protocol.ProtocolError("bad_args", "config takes one JSON object")
+            if self.tilt.tilted:
+                raise protocol.ProtocolError("tilted", "clear the tilt before changing "
+                                             "the configuration")
+            return self._apply({"ev": "config", "cfg": cfg})
+        if verb == "tilt-clear":
+            return self._clear_tilt(rest.split())
+        raise protocol.ProtocolError("bad_args", "authenticated commands: config JSON, "
+                                     "tilt-clear OPERATOR [CODE]")
+
+    def _log_refusal(self, reason, cmd):
+        # Logged in the journal (not a round event: replay skips it) and counted.
+        try:
+            self.journal.append(_compact({"ev": "auth_refused", "reason": reason,
+                                          "cmd": cmd[:40]}))
+        except (OSError, JournalError):
+            pass
+        if self.auth.failures >= _BAD_MAC_TILT:
+            self._tilt("bad_mac", "%d refused authenticated commands in a row"
+                       % self.auth.failures)
+
+    def _clear_tilt(self, args):
+        if not args:
+            raise protocol.ProtocolError("bad_args", "usage: tilt-clear OPERATOR [CODE]")
+        codes = [a["code"] for a in self.tilt.active()]
+        if "journal_corrupt" in codes and (len(args) < 2 or args[1] == "journal_corrupt"):
+            # The damaged journal is set aside (kept for investigation), never replayed;
+            # numbering continues after the highest seq ever seen.
+            self.table = None
+            self._events = []
+            self.journal.quarantine(self.meters.seq + 1)
+        cleared = self.tilt.clear(args[0], args[1] if len(args) > 1 else None)
+        self._show()
+        return {"cleared": cleared, "active": self.tilt.active()}
+
+    # ---- display -----------------------------------------------------------------------
+    def _show(self):
+        d = self.display
+        if d is None:
+            return
+        if self.tilt.tilted:
+            a = self.tilt.active()[0]
+            d.alarm(a["code"].replace("_", " "), a["detail"])
+            return
+        t = self.table
+        if t is None:
+            d.message("PITBOSS", ["NOT CONFIGURED"])
+            return
+        if t.phase == SETTLED:
+            rows = []
+            for s in t.result()["seats"]:
+                cat = s.get("high_category") or s.get("category") or ""
+                out = s.get("outcome") or ("win" if s["amount"] > 0 else
+                                           "push" if s["amount"] == 0 else "lose")
+                rows.append((s["seat"], cat, out))
+            d.result(t.game, rows, t.round)
+            return
+        st = t.status()
+        d.status(t.game, st["seats"], t.round, st["phase"],
+                 ("CARDS %d/%d" % (st["dealt"], st["to_deal"]),) if st["to_deal"] else ())
+
+
+_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "set", "hw", "decide", "settle")
+# Commands that move the round; refused while a tilt is active.
+_TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
+                "newround")
+
+
+def _err(code, message):
+    return {"ok": False, "error": {"code": code, "message": message}}
+
+
+def _int(text, what):
+    try:
+        return int(text)
+    except (ValueError, TypeError):
+        raise protocol.ProtocolError("bad_args", "%s must be an integer, got %r"
+                                     % (what, text))
+
+
+def _one(args, usage):
+    if len(args) != 1:
+        raise protocol.ProtocolError("bad_args", "usage: " + usage)
+    return args[0]

@@ -1,0 +1,143 @@
+# What the table shows on its 128x64 display: a few fixed screens of 8 text rows of 16
+# characters (framebuf's 8x8 font), drawn on any framebuf.FrameBuffer:
+#   - the SSD1306 itself on a board (pitboss.ssd1306, whose show() sends the frame),
+#   - a plain MONO_VLSB buffer on the virtual board and on CPython (framebuffer() below),
+#     which host_tools/screenshot.py turns into a PNG.
+# Screens are pure functions of their arguments: redrawing the same state gives the same
+# bytes, so tests compare buffers and the VM test compares MicroPython with CPython.
+try:
+    import framebuf
+except ImportError:
+    # CPython (host tests, screenshots): register the pure-Python stand-in as `framebuf`
+    # and import it under that name, so this module reads the same on every port.
+    from pitboss import pyframebuf
+
+    pyframebuf.install()
+    import framebuf
+
+from pitboss.compat import const
+
+_CHAR = const(8)  # font cell, pixels
+
+# Hand categories (pitboss.profiles names) in at most 8 characters, so a result row
+# "S  CATEGORY OUTC" fits 16 columns. Unknown names are shortened mechanically.
+SHORT = {
+    "high_card": "HIGH", "one_pair": "PAIR", "two_pair": "2 PAIR",
+    "three_of_a_kind": "TRIPS", "straight": "STRAIGHT", "flush": "FLUSH",
+    "full_house": "FULL HSE", "four_of_a_kind": "QUADS", "straight_flush": "STR FLSH",
+    "royal_flush": "ROYAL", "mini_royal": "MINI RYL", "five_aces": "5 ACES",
+    "six_card_royal_flush": "6C ROYAL", "no_qualifying_hand": "NO QUAL",
+}
+
+
+def short_category(category):
+    s = SHORT.get(category)
+    return s if s is not None else category.replace("_", " ").upper()[:8]
+
+
+def framebuffer(width=128, height=64):
+    """(fb, buf): a FrameBuffer over a fresh MONO_VLSB bytearray (the SSD1306's layout)."""
+    buf = bytearray(((height + 7) >> 3) * width)
+    return framebuf.FrameBuffer(buf, width, height, framebuf.MONO_VLSB), buf
+
+
+def wrap(text, width):
+    """Greedy word wrap into lines of at most `width` characters; a longer word is cut."""
+    lines = []
+    line = ""
+    for word in text.split():
+        while len(word) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not line:
+            line = word
+        elif len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = word
+    if line:
+        lines.append(line)
+    return lines
+
+
+class TableDisplay:
+    def __init__(self, fb, width=128, height=64):
+        self.fb = fb
+        self.width = width
+        self.height = height
+        self.cols = width // _CHAR
+        self.rows = height // _CHAR
+        self._show = getattr(fb, "show", None)  # a real panel; a plain framebuf has none
+
+    def _text(self, row, text, inverse=False):
+        fb = self.fb
+        y = row * _CHAR
+        text = text[:self.cols]
+        if inverse:
+            fb.fill_rect(0, y, self.width, _CHAR, 1)
+            fb.text(text, 0, y, 0)
+        else:
+            fb.text(text, 0, y, 1)
+
+    def _done(self):
+        if self._show is not None:
+            self._show()
+
+    def status(self, game, seats, round_no=None, phase="", notes=()):
+        """Between rounds: game id, round, seats in play, phase, then free notes (shoe
+        state, last card...), one row each."""
+        self.fb.fill(0)
+        self._text(0, game, inverse=True)
+        self._text(1, "ROUND %d" % round_no if round_no is not None else "ROUND -")
+        labels = " ".join(str(s) for s in seats)
+        if 6 + len(labels) > self.cols:  # too many to list: count them
+            labels = "%d" % len(seats)
+        self._text(2, "SEATS " + (labels or "-"))
+        self._text(3, phase.upper())
+        for i, note in enumerate(notes):
+            if 4 + i >= self.rows:
+                break
+            self._text(4 + i, note)
+        self._done()
+
+    def result(self, game, rows, round_no=None):
+        """After settlement: per seat (seat, category, outcome), e.g. (3, 'flush', 'win')
+        -> '3  FLUSH     WIN'. More seats than fit end with '+N MORE'."""
+        self.fb.fill(0)
+        head = game if round_no is None else "R%d %s" % (round_no, game)
+        self._text(0, head, inverse=True)
+        room = self.rows - 1
+        shown = rows if len(rows) <= room else rows[:room - 1]
+        for i, (seat, category, outcome) in enumerate(shown):
+            self._text(1 + i, "%-2s %-8s %4s" % (str(seat)[:2], short_category(category),
+                                                 outcome.upper()[:4]))
+        if len(shown) < len(rows):
+            self._text(self.rows - 1, "+%d MORE" % (len(rows) - len(shown)))
+        self._done()
+
+    def message(self, title, lines=()):
+        """Anything else the dealer needs to read (deck registration prompts, the shoe's
+        state): an inverted title row, then one row per line."""
+        self.fb.fill(0)
+        self._text(0, title, inverse=True)
+        for i, line in enumerate(lines):
+            if 1 + i >= self.rows:
+                break
+            self._text(1 + i, line)
+        self._done()
+
+    def alarm(self, title, message=""):
+        """An alarm the dealer must see: the whole screen inverted (lit, dark text), so it
+        cannot pass for a status or result screen; title, then the message wrapped."""
+        fb = self.fb
+        fb.fill(1)
+        fb.text(("! " + title.upper())[:self.cols], 0, 0, 0)
+        for i, line in enumerate(wrap(message, self.cols)):
+            if 1 + i >= self.rows:
+                break
+            fb.text(line, 0, (1 + i) * _CHAR, 0)
+        self._done()

@@ -1,0 +1,754 @@
+# The table's journal: every round event (configuration, card in, hand set, settlement)
+# appended to flash before the table acts on it, so that a power cut never loses or
+# invents a round (docs/journal.md has the format with a worked hex example).
+#
+# Why this is safe
+# ----------------
+# The journal only ever does four things to flash, and each has an all-or-nothing
+# reading:
+#   1. append one whole record to the newest segment, then flush + sync before the
+#      caller is told the record exists (a record counts only once complete and valid);
+#   2. create a new segment with its header and a snapshot record in one write + sync;
+#   3. delete the oldest segment, only after step 2 is durable;
+#   4. (recovery only) cut a torn tail off the newest segment by copying its valid prefix
+#      to NNNNNNNN.fix, syncing, and renaming that over the segment.
+# Every record carries its sequence number, a header check and a CRC-32, so recovery can
+# tell "the last append never finished" (a valid *prefix* of the next record at the very
+# end of the newest segment: discarded, it was never acknowledged) from damage (anything
+# else: JournalCorrupt, which the controller turns into a tilt; nothing is guessed).
+#
+# littlefs (the rp2/esp32 default) is copy-on-write: a file's new contents appear only at
+# flush/close, and a power cut before that leaves the previous contents, so 1 and 2 can
+# only ever leave the old or the new file, and rename (4) replaces atomically. The torn
+# cases below never even arise there; they are handled for FAT and for pessimism.
+# FAT: we assume only that a write which returned before a power cut is a prefix of what
+# was asked for (bytes in order, no garbage beyond the last written byte once the file
+# size is on flash) and that f_sync/os.sync orders data before the directory update.
+# MicroPython's FAT rename over an existing file is remove-then-rename, so recovery also
+# handles "NNNNNNNN.fix exists, NNNNNNNN.jnl does not" (the .fix is complete: it was synced
+# before the remove). A FAT card that reorders or corrupts sectors on power loss is out of
+# scope: the CRCs turn that into JournalCorrupt, never into a wrong replay.
+#
+# Rotation bounds flash use: segments of at most `segment_size` bytes, the last `keep`
+# kept. Each segment starts with a snapshot record supplied by the caller (the table's
+# state as of every record before it), so replay never needs a deleted segment.
+#
+# The module also holds the two storage helpers the other persistent modules share:
+# OsFS (the filesystem, injectable so tests can cut power at any byte) and Slots (an A/B
+# double-buffered record for small state: meters, tilts, the auth counter).
+import os
+import struct
+from binascii import crc32
+
+from pitboss.compat import const
+
+# ---- record framing -------------------------------------------------------------------
+# header: magic u8, kind u8, seq u32, len u16, hchk u16 (low 16 bits of CRC-32 of the
+# first 8 bytes); then payload; then CRC-32 (u32) of header + payload. Little-endian.
+# hchk exists so that a damaged *length* in the last record of the newest segment reads as
+# corruption instead of as a torn append (which would silently drop an acknowledged
+# record); the trailing CRC alone cannot tell the two apart.
+_MAGIC = const(0xA5)  # neither erased flash (0xFF) nor zeroed flash (0x00)
+KIND_RECORD = const(0x52)  # 'R': an event from the table
+KIND_SNAPSHOT = const(0x53)  # 'S': the first record of every segment
+_HDR = const(10)
+_OVERHEAD = const(14)  # header + CRC
+_REC_FMT = "<BBIH"
+# segment header: b"PBJ1", u32 segment number, u32 first seq, u32 CRC-32 of the 12 bytes
+_SEG_MAGIC = b"PBJ1"
+_SEG_HDR = const(16)
+_SEG_FMT = "<4sII"
+_SUFFIX = ".jnl"
+_FIX = ".fix"  # a repaired copy of the newest segment, being renamed over it
+_BAD = ".bad"  # a segment set aside by quarantine()
+_COPY = const(256)  # bytes per step when copying a segment prefix (no big buffers)
+
+
+class JournalError(Exception):
+    """The journal cannot be used (not opened, a write failed, bad arguments)."""
+
+
+class JournalCorrupt(JournalError):
+    """Damage recovery must not guess about. reason: bad_segment_header, bad_record,
+    sequence_gap, missing_segment, bad_snapshot; where: file and offset."""
+
+    def __init__(self, reason, where=""):
+        super().__init__("journal corrupt: %s at %s" % (reason, where))
+        self.reason = reason
+        self.where = where
+
+
+class SlotCorrupt(Exception):
+    """Both copies of an A/B record are present and neither is valid."""
+
+
+def _as_bytes(data, what):
+    if isinstance(data, str):
+        return data.encode()
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError("%s must be str or bytes, not %s" % (what, type(data).__name__))
+
+
+# ---- the filesystem -------------------------------------------------------------------
+class OsFS:
+    """The real filesystem (board flash, or a host folder). Tests inject an object with
+    the same methods that can cut power after any byte. Paths are used as given."""
+
+    def __init__(self, durable=True):
+        # durable=False skips fsync on CPython (tests on tmp dirs); the board always syncs.
+        self.durable = durable
+
+    def open(self, path, mode):
+        return open(path, mode)
+
+    def listdir(self, path):
+        return os.listdir(path)
+
+    def size(self, path):
+        """Size in bytes, or -1 if the path does not exist."""
+        try:
+            return os.stat(path)[6]
+        except OSError:
+            return -1
+
+    def isdir(self, path):
+        try:
+            return bool(os.stat(path)[0] & 0x4000)
+        except OSError:
+            return False
+
+    def remove(self, path):
+        os.remove(path)
+
+    def rename(self, old, new):
+        # os.replace where it exists (CPython: atomic, also on Windows); MicroPython's
+        # rename replaces an existing target (littlefs atomically, FAT remove+rename).
+        getattr(os, "replace", os.rename)(old, new)
+
+    def mkdir(self, path):
+        os.mkdir(path)
+
+    def fsync(self, f):
+        """Make what was written to the open file f durable."""
+        f.flush()
+        if not self.durable:
+            return
+        fs = getattr(os, "fsync", None)
+        if fs is not None and hasattr(f, "fileno"):
+            fs(f.fileno())  # CPython
+        else:
+            _os_sync()  # MicroPython: flushes every mounted filesystem
+
+    def sync_dir(self, path):
+        """Make creates/renames/removes in directory `path` durable."""
+        if not self.durable:
+            return
+        o = getattr(os, "open", None)
+        if o is not None and hasattr(os, "fsync"):  # CPython (POSIX)
+            try:
+                fd = o(path, os.O_RDONLY)  # pyright: ignore
+            except OSError:
+                return
+            try:
+                os.fsync(fd)  # pyright: ignore
+            except OSError:
+                pass  # not every OS lets a directory be fsynced
+            finally:
+                os.close(fd)  # pyright: ignore
+        else:
+            _os_sync()
+
+
+def _os_sync():
+    s = getattr(os, "sync", None)  # absent on the WebAssembly port (in-memory FS)
+    if s is not None:
+        s()
+
+
+def makedirs(fs, path):
+    """Create `path` and its parents; an existing directory is fine."""
+    if not path or fs.isdir(path):
+        return
+    i = path.rfind("/")
+    if i > 0:
+        makedirs(fs, path[:i])
+    try:
+        fs.mkdir(path)
+    except OSError:
+        if not fs.isdir(path):
+            raise
+
+
+def write_file(fs, path, data, parent):
+    """Replace the file's contents with data, durably (open, write, sync, close, sync the
+    directory). A cut part-way leaves a prefix (FAT) or the old file (littlefs)."""
+    f = fs.open(path, "wb")
+    try:
+        f.write(data)
+        fs.fsync(f)
+    finally:
+        f.close()
+    fs.sync_dir(parent)
+
+
+def _readfull(f, mv):
+    """Fill memoryview mv from f; returns the number of bytes read (short only at EOF)."""
+    got = 0
+    n = len(mv)
+    while got < n:
+        k = f.readinto(mv[got:])
+        if not k:
+            break
+        got += k
+    return got
+
+
+# ---- A/B double-buffered small records --------------------------------------------------
+# Each copy: b"PBS1", u32 generation, u32 length, data, u32 CRC-32 of all before it. A save
+# writes generation g+1 into the copy that does not hold g, so a cut during the save
+# leaves generation g intact; load picks the highest valid generation. No rename is
+# involved, which is what makes this safe on FAT too.
+_SLOT_MAGIC = b"PBS1"
+_SLOT_HDR = const(12)
+
+
+class Slots:
+    def __init__(self, base, fs=None, max_size=8192):
+        self.fs = fs or OsFS()
+        self.paths = (base + ".a", base + ".b")
+        i = base.rfind("/")
+        self.parent = base[:i] if i > 0 else ("/" if i == 0 else ".")
+        self.max_size = max_size
+        self.gen = 0
+        self._dir_ok = False
+
+    def _read(self, path):
+        """-> (status, gen, data): status 'ok', 'missing', 'torn' (a save cut short: the
+        file is shorter than its header says) or 'bad'."""
+        fs = self.fs
+        size = fs.size(path)
+        if size < 0:
+            return "missing", 0, b""
+        if size > self.max_size + _SLOT_HDR + 4:
+            return "bad", 0, b""
+        f = fs.open(path, "rb")
+        try:
+            blob = f.read()
+        finally:
+            f.close()
+        n = len(blob)
+        if n < _SLOT_HDR:
+            # A cut while writing the header: a prefix of the magic, nothing else known.
+            return ("torn" if _SLOT_MAGIC.startswith(blob[:4]) else "bad"), 0, b""
+        magic, gen, length = struct.unpack_from("<4sII", blob, 0)
+        if magic != _SLOT_MAGIC or length > self.max_size:
+            return "bad", 0, b""
+        if n < _SLOT_HDR + length + 4:
+            return "torn", gen, b""
+        if n != _SLOT_HDR + length + 4:
+            return "bad", 0, b""
+        (crc,) = struct.unpack_from("<I", blob, _SLOT_HDR + length)
+        if crc != crc32(memoryview(blob)[:_SLOT_HDR + length]):
+            return "bad", 0, b""
+        return "ok", gen, bytes(blob[_SLOT_HDR:_SLOT_HDR + length])
+
+    def load(self):
+        """The newest valid data (bytes), or None if nothing was ever saved. Raises
+        SlotCorrupt when copies exist and none is valid (except a torn very first save,
+        which was never acknowledged)."""
+        a = self._read(self.paths[0])
+        b = self._read(self.paths[1])
+        good = [r for r in (a, b) if r[0] == "ok"]
+        if good:
+            if len(good) == 2 and a[1] == b[1] and a[2] != b[2]:
+                raise SlotCorrupt("%s: two different copies of generation %d"
+                                  % (self.paths[0], a[1]))
+            best = good[0] if len(good) == 1 or a[1] >= b[1] else good[1]
+            self.gen = best[1]
+            return best[2]
+        present = [r for r in (a, b) if r[0] != "missing"]
+        if not present:
+            self.gen = 0
+            return None
+        if len(present) == 1 and present[0][0] == "torn" and present[0][1] <= 1:
+            # Only a torn generation-1 copy exists: the first save ever was cut short.
+            self.gen = 0
+            return None
+        raise SlotCorrupt("%s: no valid copy" % self.paths[0])
+
+    def save(self, data):
+        data = _as_bytes(data, "slot data")
+        if len(data) > self.max_size:
+            raise ValueError("%s: %d bytes > max %d" % (self.paths[0], len(data),
+                                                        self.max_size))
+        gen = self.gen + 1
+        head = struct.pack("<4sII", _SLOT_MAGIC, gen, len(data)) + data
+        blob = head + struct.pack("<I", crc32(head))
+        if not self._dir_ok:
+            makedirs(self.fs, self.parent)
+            self._dir_ok = True
+        write_file(self.fs, self.paths[gen & 1], blob, self.parent)
+        self.gen = gen
+        return gen
+
+
+# ---- the journal -----------------------------------------------------------------------
+class _Seg:
+    __slots__ = ("number", "first", "last", "size")
+
+    def __init__(self, number, first, last, size):
+        self.number = number
+        self.first = first  # seq of its snapshot record
+        self.last = last  # seq of its last record
+        self.size = size  # bytes of valid records (+ header)
+
+
+class Journal:
+    """Append-only journal of records in segment files NNNNNNNN.jnl under `path`.
+
+    snapshot: callable(seq) -> str/bytes, the table's state as of every record appended
+    so far; called when a new segment starts (the first append, and every rotation) and
+    written as record `seq` of kind KIND_SNAPSHOT.
+    """
+
+    def __init__(self, path="/journal", snapshot=None, fs=None, segment_size=16384,
+                 keep=4, max_payload=1024):
+        if not isinstance(max_payload, int) or not 0 < max_payload <= 0xFFFF:
+            raise ValueError("max_payload must be 1..65535")
+        if not isinstance(keep, int) or keep < 2:
+            raise ValueError("keep must be >= 2 segments")
+        if not isinstance(segment_size, int) or \
+                segment_size < _SEG_HDR + 2 * (_OVERHEAD + max_payload):
+            raise ValueError("segment_size must hold a header, a snapshot and a record")
+        self.path = path.rstrip("/") or "/"
+        self.snapshot = snapshot
+        self.fs = fs or OsFS()
+        self.segment_size = segment_size
+        self.keep = keep
+        self.max_payload = max_payload
+        # One buffer each for writing and reading records, allocated once.
+        self._wbuf = bytearray(_OVERHEAD + max_payload)
+        self._rbuf = bytearray(_OVERHEAD + max_payload)
+        self._segs = []
+        self._next_number = 1
+        self.next_seq = 1
+        self.high_seq = 0  # highest seq seen by open(), even in a corrupt journal
+        self._state = "closed"  # closed / open / corrupt / broken
+
+    # -- paths --
+    def _name(self, number, suffix=_SUFFIX):
+        return "%s/%08d%s" % (self.path if self.path != "/" else "", number, suffix)
+
+    @property
+    def last_seq(self):
+        return self.next_seq - 1
+
+    @property
+    def first_seq(self):
+        """Seq of the oldest record kept (its segment's snapshot); next_seq if none."""
+        return self._segs[0].first if self._segs else self.next_seq
+
+    @property
+    def segments(self):
+        """[(number, first_seq, last_seq, bytes)], oldest first."""
+        return [(s.number, s.first, s.last, s.size) for s in self._segs]
+
+    # -- recovery --
+    def open(self):
+        """Scan, verify and repair the journal. Returns a dict of what recovery did
+        ({'torn': bytes discarded, 'dropped': segments removed as torn, 'fixed': leftover
+        .fix files handled, 'pruned': old segments removed}). Raises JournalCorrupt (the
+        journal then stays unusable until quarantine())."""
+        fs = self.fs
+        self._segs = []
+        self._state = "closed"
+        report = {"torn": 0, "dropped": 0, "fixed": 0, "pruned": 0}
+        makedirs(fs, self.path)
+        names = fs.listdir(self.path)
+        numbers = []
+        top = 0
+        for nm in names:
+            num = _number(nm)
+            if num < 0:
+                continue  # not ours (meters.a, notes...): ignored
+            top = max(top, num)
+            suf = nm[8:]
+            if suf == _FIX:
+                # A repair was interrupted. Its target still there: the rename did not
+                # happen, redo the repair from scratch. Target gone: FAT's rename removed
+                # it after the .fix was complete and synced; finish the rename.
+                if (_name_of(num, _SUFFIX)) in names:
+                    fs.remove(self._name(num, _FIX))
+                else:
+                    fs.rename(self._name(num, _FIX), self._name(num))
+                    numbers.append(num)
+                fs.sync_dir(self.path)
+                report["fixed"] += 1
+            elif suf == _SUFFIX:
+                numbers.append(num)
+        numbers.sort()
+        self._next_number = top + 1
+        self.high_seq = 0
+        try:
+            self._scan(numbers, report)
+        except JournalCorrupt:
+            self._state = "corrupt"
+            raise
+        while len(self._segs) > self.keep:
+            # A cut after a rotation's new segment was durable but before the oldest went.
+            self._remove_oldest()
+            report["pruned"] += 1
+        self.next_seq = self._segs[-1].last + 1 if self._segs else self.high_seq + 1
+        self._state = "open"
+        return report
+
+    def _scan(self, numbers, report):
+        expect = None  # the seq the next segment must start with
+        for i, num in enumerate(numbers):
+            newest = i == len(numbers) - 1
+            if i and num != numbers[i - 1] + 1:
+                raise JournalCorrupt("missing_segment", _name_of(numbers[i - 1] + 1, _SUFFIX))
+            seg = self._scan_segment(num, expect, newest, report)
+            if seg is None:  # the newest segment was a torn rotation: removed
+                continue
+            self._segs.append(seg)
+            expect = seg.last + 1
+
+    def _scan_segment(self, num, expect, newest, report):
+        fs = self.fs
+        path = self._name(num)
+        size = fs.size(path)
+        buf = self._rbuf
+        mv = memoryview(buf)
+        f = fs.open(path, "rb")
+        try:
+            got = _readfull(f, mv[:_SEG_HDR])
+            if got < _SEG_HDR:
+                # Cut while creating the segment: only a prefix of its header exists.
+                if newest and _SEG_MAGIC.startswith(bytes(mv[:min(got, 4)])):
+                    f.close()
+                    self._drop(num, report)
+                    return None
+                raise JournalCorrupt("bad_segment_header", path)
+            magic, number, first = struct.unpack_from(_SEG_FMT, buf, 0)
+            (hcrc,) = struct.unpack_from("<I", buf, 12)
+            if magic != _SEG_MAGIC or hcrc != crc32(mv[:12]) or number != num:
+                raise JournalCorrupt("bad_segment_header", path)
+            self.high_seq = max(self.high_seq, first - 1)
+            if expect is not None and first != expect:
+                raise JournalCorrupt("sequence_gap", "%s (starts at %d, expected %d)"
+                                     % (path, first, expect))
+            off = _SEG_HDR
+            seq = first
+            while off < size:
+                r = self._read_record(f, path, off, size, seq, seq == first)
+                if r < 0:  # torn: a valid prefix of the next record, then end of file
+                    if not newest:
+                        raise _corrupt("bad_record", path, off)
+                    f.close()
+                    if seq == first:  # not even the snapshot: the rotation was cut
+                        self._drop(num, report)
+                        return None
+                    report["torn"] += size - off
+                    self._truncate(num, off)
+                    size = off
+                    break
+                off += r
+                self.high_seq = max(self.high_seq, seq)
+                seq += 1
+            if seq == first:  # a header and nothing else
+                if not newest:
+                    raise JournalCorrupt("bad_snapshot", path)
+                f.close()
+                self._drop(num, report)
+                return None
+            return _Seg(num, first, seq - 1, size)
+        finally:
+            f.close()
+
+    def _read_record(self, f, path, off, size, seq, first):
+        """Read and check the record at off (f positioned there). Returns its length, or
+        -1 if the rest of the file is a valid prefix of record `seq` (a torn append).
+        Raises JournalCorrupt for anything else."""
+        buf = self._rbuf
+        mv = memoryview(buf)
+        avail = size - off
+        n = _readfull(f, mv[:min(_HDR, avail)])
+        kind_ok = KIND_SNAPSHOT if first else KIND_RECORD
+        if n < _HDR:
+            # Torn inside the header: every byte there must be what record `seq` has.
+            if n < avail:
+                raise _corrupt("bad_record", path, off)
+            want = struct.pack("<BBI", _MAGIC, kind_ok, seq)
+            if bytes(mv[:min(n, 6)]) != want[:min(n, 6)]:
+                raise _corrupt("bad_record", path, off)
+            return -1
+        magic, kind, rseq, length = struct.unpack_from(_REC_FMT, buf, 0)
+        (hchk,) = struct.unpack_from("<H", buf, 8)
+        if magic != _MAGIC or hchk != crc32(mv[:8]) & 0xFFFF or length > self.max_payload:
+            raise _corrupt("bad_record", path, off)
+        if kind != kind_ok:
+            raise _corrupt("bad_snapshot" if first or kind == KIND_SNAPSHOT
+                           else "bad_record", path, off)
+        if rseq != seq:
+            raise _corrupt("sequence_gap", path, off, " (seq %d, expected %d)" % (rseq, seq))
+        total = _OVERHEAD + length
+        if avail < total:
+            # A complete, self-consistent header and a body cut short: a torn append.
+            return -1
+        if _readfull(f, mv[_HDR:total]) != total - _HDR:
+            raise _corrupt("bad_record", path, off)
+        (crc,) = struct.unpack_from("<I", buf, total - 4)
+        if crc != crc32(mv[:total - 4]):
+            raise _corrupt("bad_record", path, off)
+        return total
+
+    def _drop(self, num, report):
+        # The newest segment holds nothing acknowledged (a rotation cut short).
+        self.fs.remove(self._name(num))
+        self.fs.sync_dir(self.path)
+        report["dropped"] += 1
+
+    def _truncate(self, num, length):
+        # MicroPython files have no truncate(): copy the valid prefix aside, sync, rename
+        # it over the segment. See the module comment for a cut at each step.
+        fs = self.fs
+        src = fs.open(self._name(num), "rb")
+        dst = fs.open(self._name(num, _FIX), "wb")
+        mv = memoryview(self._rbuf)
+        try:
+            left = length
+            while left:
+                k = _readfull(src, mv[:min(_COPY, left, len(mv))])
+                if not k:
+                    raise JournalError("segment shrank while being repaired")
+                dst.write(mv[:k])
+                left -= k
+            fs.fsync(dst)
+        finally:
+            dst.close()
+            src.close()
+        fs.sync_dir(self.path)
+        fs.rename(self._name(num, _FIX), self._name(num))
+        fs.sync_dir(self.path)
+
+    def _remove_oldest(self):
+        seg = self._segs.pop(0)
+        self.fs.remove(self._name(seg.number))
+        self.fs.sync_dir(self.path)
+
+    # -- writing --
+    def _ready(self):
+        if self._state != "open":
+            raise JournalError("journal is %s: %s" % (
+                self._state, "call open()" if self._state == "closed" else
+                "recovery needed (tilt; quarantine() to start afresh)"
+                if self._state == "corrupt" else "a write failed; reopen"))
+
+    def _frame(self, kind, seq, data):
+        buf = self._wbuf
+        n = len(data)
+        struct.pack_into(_REC_FMT, buf, 0, _MAGIC, kind, seq, n)
+        mv = memoryview(buf)
+        struct.pack_into("<H", buf, 8, crc32(mv[:8]) & 0xFFFF)
+        buf[_HDR:_HDR + n] = data
+        struct.pack_into("<I", buf, _HDR + n, crc32(mv[:_HDR + n]))
+        return mv[:_OVERHEAD + n]
+
+    def _check_payload(self, data, what):
+        data = _as_bytes(data, what)
+        if len(data) > self.max_payload:
+            raise ValueError("%s is %d bytes, max %d" % (what, len(data), self.max_payload))
+        return data
+
+    def append(self, payload):
+        """Append one record durably; returns its seq. Starts a new segment (with a
+        snapshot from the snapshot callable) first when this one would overflow."""
+        self._ready()
+        data = self._check_payload(payload, "payload")
+        n = _OVERHEAD + len(data)
+        if not self._segs or self._segs[-1].size + n > self.segment_size:
+            self._rotate()
+        seg = self._segs[-1]
+        seq = self.next_seq
+        rec = self._frame(KIND_RECORD, seq, data)
+        fs = self.fs
+        try:
+            f = fs.open(self._name(seg.number), "ab")
+            try:
+                f.write(rec)
+                fs.fsync(f)
+            finally:
+                f.close()
+        except OSError:
+            # What reached flash is unknown: refuse further appends until open() has
+            # looked (it keeps a complete record or cuts a torn one).
+            self._state = "broken"
+            raise
+        seg.size += n
+        seg.last = seq
+        self.next_seq = seq + 1
+        return seq
+
+    def reserve(self, nbytes=None):
+        """Start a new segment now (snapshot first) unless the newest one has room for a
+        record of `nbytes` payload (default: the largest). A caller that changes state
+        and then appends calls this *before* the change, so the snapshot is the state as
+        of every record before the one that follows it, never one that includes it."""
+        self._ready()
+        n = _OVERHEAD + (self.max_payload if nbytes is None else nbytes)
+        if not self._segs or self._segs[-1].size + n > self.segment_size:
+            self._rotate()
+
+    def reserve(self, nbytes=None):
+        """Make sure the next append of up to `nbytes` payload bytes (default max_payload)
+        will not start a segment, starting one now if it would. For a caller that applies
+        an event before journalling it: reserve() first, while the state is still the one
+        before the event, so the snapshot never already contains it."""
+        self._ready()
+        n = self.max_payload if nbytes is None else nbytes
+        if not isinstance(n, int) or not 0 <= n <= self.max_payload:
+            raise ValueError("nbytes must be 0..%d" % self.max_payload)
+        if not self._segs or self._segs[-1].size + _OVERHEAD + n > self.segment_size:
+            self._rotate()
+
+    @property
+    def state(self):
+        """'closed' (open() not called), 'open', 'corrupt' (open() raised JournalCorrupt)
+        or 'broken' (a write failed: call open() again)."""
+        return self._state
+
+    def _rotate(self):
+        if self.snapshot is None:
+            raise JournalError("the journal needs a snapshot callable to start a segment")
+        seq = self.next_seq
+        snap = self._check_payload(self.snapshot(seq), "snapshot")
+        num = self._segs[-1].number + 1 if self._segs else self._next_number
+        head = struct.pack(_SEG_FMT, _SEG_MAGIC, num, seq)
+        head += struct.pack("<I", crc32(head))
+        rec = self._frame(KIND_SNAPSHOT, seq, snap)
+        fs = self.fs
+        try:
+            f = fs.open(self._name(num), "wb")
+            try:
+                f.write(head)
+                f.write(rec)
+                fs.fsync(f)
+            finally:
+                f.close()
+            fs.sync_dir(self.path)
+        except OSError:
+            self._state = "broken"
+            raise
+        self._segs.append(_Seg(num, seq, seq, _SEG_HDR + len(rec)))
+        self._next_number = num + 1
+        self.next_seq = seq + 1
+        # Only now, with the snapshot durable, may the oldest segment go.
+        while len(self._segs) > self.keep:
+            self._remove_oldest()
+
+    # -- reading --
+    def records(self, start_seq=0):
+        """Yield (seq, kind, payload_bytes) in sequence order from start_seq (or the
+        oldest kept record), reading one record at a time."""
+        self._ready()
+        for seg in list(self._segs):
+            if seg.last < start_seq:
+                continue
+            for rec in self._iter_segment(seg, start_seq):
+                yield rec
+
+    def replay(self):
+        """Recovery: the newest snapshot, then every record after it."""
+        self._ready()
+        if not self._segs:
+            return iter(())
+        return self.records(self._segs[-1].first)
+
+    def last(self, n, match=None):
+        """The last n records (or the last n for which match(kind, payload) is true), oldest
+        first, reading segments newest first; only n payloads are held in RAM."""
+        self._ready()
+        if not isinstance(n, int) or n < 0:
+            raise ValueError("n must be an int >= 0")
+        out = []
+        for seg in reversed(self._segs):
+            need = n - len(out)
+            if need <= 0:
+                break
+            ring = []
+            pos = 0
+            for rec in self._iter_segment(seg, 0):
+                if match is not None and not match(rec[1], rec[2]):
+                    continue
+                if len(ring) < need:
+                    ring.append(rec)
+                else:
+                    ring[pos] = rec
+                    pos = (pos + 1) % need
+            out = ring[pos:] + ring[:pos] + out
+        return out
+
+    def _iter_segment(self, seg, start_seq):
+        path = self._name(seg.number)
+        f = self.fs.open(path, "rb")
+        try:
+            f.seek(_SEG_HDR)
+            off = _SEG_HDR
+            seq = seg.first
+            while off < seg.size:
+                r = self._read_record(f, path, off, seg.size, seq, seq == seg.first)
+                if r < 0:  # it was whole at open(): changed under us
+                    raise _corrupt("bad_record", path, off)
+                if seq >= start_seq:
+                    yield (seq, self._rbuf[1], bytes(memoryview(self._rbuf)[_HDR:r - 4]))
+                off += r
+                seq += 1
+        finally:
+            f.close()
+
+    # -- after corruption --
+    def quarantine(self, min_seq=1):
+        """Set every segment aside as NNNNNNNN.bad (kept for the investigation, never
+        replayed) and start a new segment, with a snapshot, at seq max(high_seq + 1,
+        min_seq): numbering continues so meters and logs never see a seq twice. The
+        operator's tilt stays set until this returns; a cut part-way leaves the tilt set
+        and the clear is simply repeated."""
+        fs = self.fs
+        makedirs(fs, self.path)
+        top = self._next_number - 1
+        for nm in fs.listdir(self.path):
+            num = _number(nm)
+            if num < 0:
+                continue
+            top = max(top, num)
+            if nm[8:] in (_SUFFIX, _FIX):
+                fs.rename(self._name(num, nm[8:]), self._name(num, _BAD))
+        fs.sync_dir(self.path)
+        self._segs = []
+        self._next_number = top + 1
+        self.next_seq = max(self.high_seq + 1, min_seq, 1)
+        self._state = "open"
+        self._rotate()
+        return self.next_seq - 1
+
+
+def _corrupt(reason, path, off, extra=""):
+    # Built only on the error path: the scan itself formats no strings.
+    return JournalCorrupt(reason, "%s@%d%s" % (path, off, extra))
+
+
+def _number(name):
+    """NNNNNNNN.jnl/.fix/.bad -> NNNNNNNN, anything else -> -1."""
+    if len(name) != 12 or name[8:] not in (_SUFFIX, _FIX, _BAD):
+        return -1
+    digits = name[:8]
+    for c in digits:
+        if c < "0" or c > "9":
+            return -1
+    return int(digits)
+
+
+def _name_of(num, suffix):
+    return "%08d%s" % (num, suffix)

@@ -1,0 +1,110 @@
+"""Simulated shoe: a deterministic shuffle dealt as pitboss shoe frames.
+
+The shuffle is pitboss.rng (xorshift32 + Fisher-Yates in plain ints), the same module
+the firmware's round simulator uses, so a seed names the same deck on the host, in the
+MicroPython VM and on a board. Frames come from pitboss.shoe.encode, and the firmware
+reads them with the same parser as a real shoe (pitboss.shoe.simulated / SerialShoe).
+
+    python -m host_tools.shoe_sim --seed 7                  frames of a whole deck, stdout
+    python -m host_tools.shoe_sim --seed 7 --cards 10 --list    the cards, one per line
+    python -m host_tools.shoe_sim --seed 7 --fault 3:drop --fault 5:corrupt -o deal.txt
+
+Faults (for tests and bench work), at a frame index: drop (never sent, its sequence
+number is used up), repeat (sent twice), corrupt (a card digit changed: bad CRC),
+garbage (noise before the frame), bad_card (card id 0x3F, CRC intact).
+"""
+import argparse
+import sys
+
+import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from pitboss import shoe
+from pitboss.cards import name
+from pitboss.rng import Rng
+
+FAULTS = ("drop", "repeat", "corrupt", "garbage", "bad_card")
+NOISE = b"\x00\xff~~line noise~~\x7f"
+
+
+def shuffled_deck(seed, size=52):
+    """The deck in dealing order for a seed (card ids)."""
+    if size not in (52, 53):
+        raise ValueError(f"a deck has 52 or 53 cards, not {size!r}")
+    return Rng(seed).shuffle(list(range(size)))
+
+
+def frames(cards, start_seq=0, faults=()):
+    """Shoe bytes for these cards; faults is [(index, kind)]. Sequence numbers count every
+    card, including dropped ones, and wrap at 65536 as a shoe's do."""
+    by_index = {}
+    for index, kind in faults:
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r} (known: {', '.join(FAULTS)})")
+        by_index.setdefault(index, []).append(kind)
+    out = bytearray()
+    for i, card in enumerate(cards):
+        seq = (start_seq + i) & 0xFFFF
+        kinds = by_index.get(i, ())
+        if "drop" in kinds:
+            continue
+        if "garbage" in kinds:
+            out += NOISE
+        if "bad_card" in kinds:
+            f = shoe.encode(0x3F, seq, strict=False)
+        else:
+            f = shoe.encode(card, seq)
+        if "corrupt" in kinds:
+            f = bytearray(f)
+            f[2] = ord("0") if f[2] != ord("0") else ord("1")  # low card digit: CRC fails
+            f = bytes(f)
+        out += f
+        if "repeat" in kinds:
+            out += f
+    return bytes(out)
+
+
+def deal(seed, size=52, count=None, start_seq=0, faults=()):
+    """(bytes, cards): the first `count` cards of the seed's deck as shoe frames."""
+    cards = shuffled_deck(seed, size)[:count]
+    return frames(cards, start_seq, faults), cards
+
+
+def _fault(text):
+    try:
+        index, kind = text.split(":")
+        return int(index), kind
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"fault {text!r}: expected INDEX:KIND")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m host_tools.shoe_sim", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--deck", type=int, default=52, choices=(52, 53))
+    ap.add_argument("--cards", type=int, default=None, help="deal only the first N")
+    ap.add_argument("--start-seq", type=int, default=0)
+    ap.add_argument("--fault", type=_fault, action="append", default=[],
+                    metavar="INDEX:KIND", help="one of: " + ", ".join(FAULTS))
+    ap.add_argument("--list", action="store_true", help="print card names, not frames")
+    ap.add_argument("-o", "--output", help="write here instead of stdout")
+    a = ap.parse_args(argv)
+    try:
+        if not 0 <= a.start_seq <= 0xFFFF:
+            raise ValueError(f"--start-seq {a.start_seq} out of range 0..65535")
+        data, cards = deal(a.seed, a.deck, a.cards, a.start_seq, a.fault)
+    except ValueError as e:
+        print(f"shoe_sim: {e}", file=sys.stderr)
+        return 2
+    if a.list:
+        data = "".join(name(c) + "\n" for c in cards).encode()
+    if a.output:
+        with open(a.output, "wb") as f:
+            f.write(data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""Host side of the table controller: drive a board's bench protocol, deal rounds through
+the (simulated) shoe, provision and configure with authenticated commands, recall rounds,
+take screenshots.
+
+A *target* runs the firmware's pitboss.app: `BoardTarget` on a board over the raw REPL,
+`LocalTarget` in this CPython process (same firmware, simulated peripherals). A round is
+planned once (wagers, dice, shoe frames, players' decisions) and can be played on both,
+so the board's settlement can be checked against CPython's, amount by amount.
+"""
+import json
+import os
+import sys
+import tempfile
+
+import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from host_tools import shoe_sim
+from host_tools.auth import KeyStore, auth_line, fingerprint
+from host_tools.boardlink import BoardError, open_board
+from pitboss import caribbean, evaluator, profiles, threecard
+from pitboss.rng import Rng
+from pitboss.table import _sim_wagers, family
+
+_APP = "import pitboss.app as A\n"
+
+
+class BoardTarget:
+    def __init__(self, board):
+        self.board = board
+
+    def run(self, code):
+        return self.board.call_lines(_APP + code)
+
+    def commands(self, lines):
+        return self.run("A.commands(%r)" % (list(lines),)) if lines else []
+
+    def round(self, before, frames, after):
+        """One exec per round: wagers + deal, the shoe's bytes, decisions + settle."""
+        return self.run("A.commands(%r)\nA.feed_shoe(%r)\nA.poll()\nA.commands(%r)"
+                        % (list(before), frames, list(after)))
+
+    def provision(self, key):
+        self.board.exec("from binascii import unhexlify\nfrom pitboss import auth\n"
+                        "auth.provision(unhexlify(%r))\n" % key.hex())
+        self.run("A.app().ctl.auth.load()")
+
+    def screen(self):
+        return bytes.fromhex(self.board.exec(_APP + "A.screen()").strip())
+
+
+class LocalTarget:
+    """The firmware in this process, storage in a temp folder, simulated peripherals."""
+
+    def __init__(self, root=None):
+        import boards.virtual as hw
+        from pitboss import app
+
+        self._hw = _fresh_virtual(hw)
+        self.root = root or tempfile.mkdtemp(prefix="pitboss-local-")
+        self.app = app.App(self._hw, root=self.root, check_firmware=False)
+
+    def commands(self, lines):
+        return [self.app.ctl.command(ln) for ln in lines]
+
+    def round(self, before, frames, after):
+        out = self.commands(before)
+        self._hw.shoe_uart().feed(frames)
+        out += self.app.poll()
+        return out + self.commands(after)
+
+    def provision(self, key):
+        from pitboss import auth
+        auth.provision(key, self.root + "/auth")
+        self.app.ctl.auth.load()
+
+
+def _fresh_virtual(hw):
+    # The virtual board module keeps one shared peripheral of each kind; a local target
+    # wants its own, so reset the module's singletons.
+    for attr in ("_shoe", "_i2c", "_display", "_led", "_buttons"):
+        setattr(hw, attr, None)
+    return hw
+
+
+class Configurator:
+    """Authenticated configuration for one board: its key in the host's key store."""
+
+    def __init__(self, target, board_id, keys=None):
+        self.target = target
+        self.board_id = board_id
+        self.keys = keys or KeyStore()
+
+    def provision(self, force=True):
+        key = self.keys.provision(self.board_id, force=force)
+        self.target.provision(key)
+        return fingerprint(key)
+
+    def signed(self, command):
+        line = self.keys.sign(self.board_id, command)
+        return self.target.commands([line])[0]
+
+    def configure(self, game, seats, extra=None):
+        cfg = dict(extra or {}, game=game, seats=seats)
+        return self.signed("config " + json.dumps(cfg, separators=(",", ":")))
+
+
+def plan_round(game, seats, seed):
+    """(before, frames, after) protocol lines and shoe bytes for one seeded round.
+
+    Deterministic in the seed: wagers from pitboss.rng, the Pai Gow dice rolled here and
+    sent with `deal`, the deck shuffled by host_tools.shoe_sim; Pai Gow players take the
+    house way, Three Card Prime players play Q-6-4 or better, Caribbean players call with
+    ace-king or better (the strategies pitboss.table.simulate_round uses)."""
+    p = profiles.get(game)
+    fam = family(game)
+    rng = Rng(seed)
+    before = []
+    for s in range(1, seats + 1):
+        w = _sim_wagers(fam, rng)
+        before.append("wager %d %s" % (s, " ".join("%s=%d" % (k, w[k]) for k in sorted(w))))
+    dice = rng.below(6) + rng.below(6) + rng.below(6) + 3
+    before.append("deal %d" % dice if fam == "paigow" else "deal")
+    order = _deal_order(fam, p, seats, dice)
+    deck = shoe_sim.shuffled_deck(seed, p.deck)[:len(order)]
+    frames = shoe_sim.frames(deck)
+    after = []
+    if fam == "paigow":
+        after = ["houseway %d" % s for s in range(1, seats + 1)]
+    elif fam in ("threecard", "caribbean"):
+        at = threecard.PLAY_AT if fam == "threecard" else caribbean.CALL_AT
+        for s in range(1, seats + 1):
+            hand = [c for c, r in zip(deck, order) if r == s]
+            play = evaluator.score(p, hand) >= at
+            after.append("decide %d %s" % (s, "play" if play else "fold"))
+    after.append("settle")
+    return before, frames, after
+
+
+def _deal_order(fam, p, seats, dice):
+    # Mirrors pitboss.table.Table.deal (the test compares the board's reply with it).
+    if fam == "paigow":
+        start = (dice - 1) % 7 + 1
+        order = []
+        for i in range(7):
+            order += [(start - 1 + i) % 7] * 7
+        return order
+    if fam == "showdown":
+        return list(range(1, seats + 1)) * p.size
+    return (list(range(1, seats + 1)) + [0]) * p.size
+
+
+def play_rounds(target, game, seats, rounds, seed, config=None):
+    """Play `rounds` seeded rounds on a configured target; yields each settle reply."""
+    for i in range(rounds):
+        before, frames, after = plan_round(game, seats, seed + i)
+        replies = target.round(before, frames, after)
+        bad = [r for r in replies if not r.get("ok")]
+        if bad:
+            raise BoardError("round %d refused: %s" % (i + 1, bad[0]["error"]))
+        yield replies[-1]
+
+
+def describe_round(r):
+    """Human-readable lines for one settled round."""
+    out = ["round %d  %s" % (r["round"], r["game"])]
+    if "banker" in r:
+        b = r["banker"]
+        out.append("  banker   %-20s | %-6s  %s / %s" % (
+            " ".join(b["high"]), " ".join(b["low"]), b["high_category"], b["low_category"]))
+    if "dealer" in r:
+        d = r["dealer"]
+        out.append("  dealer   %-20s  %s%s" % (" ".join(d["hand"]), d["category"],
+                                              "" if d["qualifies"] else " (does not qualify)"))
+    for s in r["seats"]:
+        if "high" in s:
+            hand = "%s | %s" % (" ".join(s["high"]), " ".join(s["low"]))
+            cat = "%s / %s" % (s["high_category"], s["low_category"])
+        else:
+            hand = " ".join(s.get("hand") or s["cards"])
+            cat = s.get("category", "")
+        wag = ",".join("%s=%d" % (k, v) for k, v in sorted(s["wagers"].items()))
+        out.append("  seat %d   %-27s %-28s %-22s %+d" % (
+            s["seat"], hand, cat, wag, s["amount"]))
+    out.append("  house net %+d" % r["house_net"])
+    return out
+
+
+# ---- command line ---------------------------------------------------------------------
+def _keys(args):
+    return KeyStore(args.keys) if getattr(args, "keys", None) else KeyStore()
+
+
+def cmd_table(args):
+    try:
+        with open_board(args.port) as b:
+            for reply in BoardTarget(b).commands(args.lines):
+                print(json.dumps(reply))
+    except BoardError as e:
+        return _fail(e)
+    return 0
+
+
+def cmd_shoe(args):
+    """Simulated shoe: deal seeded rounds to the board through its shoe input."""
+    try:
+        with open_board(args.port) as b:
+            t = BoardTarget(b)
+            keys = _keys(args)
+            if args.port == "virtual":
+                keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-"))
+                Configurator(t, args.board_id, keys).provision()
+            conf = Configurator(t, args.board_id, keys)
+            r = conf.configure(args.game, args.seats)
+            if not r.get("ok"):
+                return _fail("configuration refused: %s" % r["error"]["message"])
+            for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
+                print("\n".join(describe_round(res)))
+    except (BoardError, OSError) as e:
+        return _fail(e)
+    return 0
+
+
+def cmd_recall(args):
+    try:
+        with open_board(args.port) as b:
+            reply = BoardTarget(b).commands(["recall %d" % args.n])[0]
+    except BoardError as e:
+        return _fail(e)
+    if not reply.get("ok"):
+        return _fail(reply["error"]["message"])
+    if args.json:
+        print(json.dumps(reply["rounds"]))
+    for rec in reply["rounds"]:
+        print("journal seq %d" % rec["seq"])
+        print("\n".join(describe_round(rec["result"])))
+    return 0
+
+
+def cmd_screenshot(args):
+    from host_tools.screenshot import save
+    try:
+        with open_board(args.port) as b:
+            buf = BoardTarget(b).screen()
+    except BoardError as e:
+        return _fail(e)
+    save(args.out, buf)
+    print("saved %s" % args.out)
+    return 0
+
+
+def cmd_provision(args):
+    try:
+        with open_board(args.port) as b:
+            fp = Configurator(BoardTarget(b), args.board_id, _keys(args)).provision()
+    except (BoardError, FileExistsError) as e:
+        return _fail(e)
+    print("provisioned %s (key fingerprint %s)" % (args.board_id, fp))
+    return 0
+
+
+def cmd_config(args):
+    extra = json.loads(args.json) if args.json else None
+    try:
+        with open_board(args.port) as b:
+            r = Configurator(BoardTarget(b), args.board_id, _keys(args)).configure(
+                args.game, args.seats, extra)
+    except BoardError as e:
+        return _fail(e)
+    print(json.dumps(r))
+    return 0 if r.get("ok") else 1
+
+
+def cmd_tilt_clear(args):
+    cmd = "tilt-clear %s%s" % (args.operator, " " + args.code if args.code else "")
+    try:
+        with open_board(args.port) as b:
+            r = Configurator(BoardTarget(b), args.board_id, _keys(args)).signed(cmd)
+    except BoardError as e:
+        return _fail(e)
+    print(json.dumps(r))
+    return 0 if r.get("ok") else 1
+
+
+def _fail(e):
+    sys.stderr.write("pitboss: %s\n" % e)
+    return 1
+
+
+def add_table_commands(sub):
+    def board_args(p, key=False):
+        p.add_argument("--port", required=True, help="serial device, or 'virtual'")
+        if key:
+            p.add_argument("--board-id", default=os.environ.get("PITBOSS_BOARD", "table1"),
+                           help="which key in the key store (default table1)")
+            p.add_argument("--keys", help="key store folder (default ~/.pitboss/keys)")
+
+    p = sub.add_parser("table", help="send bench-protocol lines to a board")
+    board_args(p)
+    p.add_argument("lines", nargs="+", help="one protocol line per argument")
+    p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser("shoe", help="deal seeded rounds through the board's shoe input")
+    board_args(p, key=True)
+    p.add_argument("--game", "-g", required=True)
+    p.add_argument("--seats", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_shoe)
+
+    p = sub.add_parser("recall", help="the last rounds from the board's journal")
+    board_args(p)
+    p.add_argument("n", nargs="?", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("screenshot", help="save what the table display shows as a PNG")
+    board_args(p)
+    p.add_argument("out")
+    p.set_defaults(func=cmd_screenshot)
+
+    p = sub.add_parser("provision", help="give a board a new authentication key")
+    board_args(p, key=True)
+    p.set_defaults(func=cmd_provision)
+
+    p = sub.add_parser("config", help="configure the table (authenticated)")
+    board_args(p, key=True)
+    p.add_argument("--game", "-g", required=True)
+    p.add_argument("--seats", type=int, required=True)
+    p.add_argument("--json", help="more configuration: house rules, paytables (JSON)")
+    p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("tilt-clear", help="clear a tilt (authenticated, logged)")
+    board_args(p, key=True)
+    p.add_argument("--operator", required=True)
+    p.add_argument("--code")
+    p.set_defaults(func=cmd_tilt_clear)

@@ -1,0 +1,154 @@
+"""Display screens, checked pixel by pixel: rows are read back by matching the font's
+glyphs, and a PNG screenshot is written and decoded again."""
+import zlib
+
+import pytest
+
+import boards
+from host_tools import screenshot
+from pitboss import display, profiles, pyframebuf
+from pitboss.ssd1306 import SSD1306
+
+W, H = 128, 64
+GLYPHS = {pyframebuf.FONT[i * 8:i * 8 + 8]: chr(32 + i) for i in range(95)}
+
+
+def read_row(buf, row):
+    """The text on an 8-pixel row: normal rows (lit glyphs) or inverse ones (a lit bar
+    with dark glyphs). Unknown cells read as '?'."""
+    cells = [bytes(buf[row * W + x:row * W + x + 8]) for x in range(0, W, 8)]
+    plain = "".join(GLYPHS.get(c, "?") for c in cells)
+    inverse = "".join(GLYPHS.get(bytes(~b & 0xFF for b in c), "?") for c in cells)
+    if inverse.count("?") < plain.count("?"):
+        return inverse.rstrip(), True
+    return plain.rstrip(), False
+
+
+def screen(buf):
+    return [read_row(buf, r) for r in range(H // 8)]
+
+
+@pytest.fixture
+def tdisp():
+    fb, buf = display.framebuffer(W, H)
+    return display.TableDisplay(fb), buf
+
+
+def test_status_screen(tdisp):
+    d, buf = tdisp
+    d.status("nj-5card", [1, 2, 3, 5], round_no=17, phase="dealing",
+             notes=["SHOE OK SEQ 123", "LAST As", "third note", "fourth note", "cut off"])
+    assert screen(buf) == [
+        ("nj-5card", True), ("ROUND 17", False), ("SEATS 1 2 3 5", False),
+        ("DEALING", False), ("SHOE OK SEQ 123", False), ("LAST As", False),
+        ("third note", False), ("fourth note", False)]
+    # the header bar runs the whole width, past the text; the row below it is dark
+    assert all(d.fb.pixel(x, y) for x in range(64, W) for y in range(8))
+    assert not any(d.fb.pixel(x, 8) for x in range(64, W))
+    d.status("pr-pai-gow-a5-low", list(range(1, 8)))
+    assert screen(buf)[:4] == [("pr-pai-gow-a5-lo", True), ("ROUND -", False),
+                               ("SEATS 7", False), ("", False)]
+
+
+def test_result_screen(tdisp):
+    d, buf = tdisp
+    rows = [(1, "flush", "win"), (2, "one_pair", "lose"), ("D", "straight_flush", "push"),
+            (4, "mini_royal", "win"), (5, "six_card_royal_flush", "win"),
+            (6, "high_card", "fold"), (7, "two_pair", "win"), (8, "three_of_a_kind", "lose")]
+    d.result("pa-three-card-prime", rows, round_no=3)
+    assert screen(buf) == [
+        ("R3 pa-three-card", True),
+        ("1  FLUSH     WIN", False), ("2  PAIR     LOSE", False),
+        ("D  STR FLSH PUSH", False), ("4  MINI RYL  WIN", False),
+        ("5  6C ROYAL  WIN", False), ("6  HIGH     FOLD", False), ("+2 MORE", False)]
+    d.result("nj-3card", rows[:7])
+    assert screen(buf)[7] == ("7  2 PAIR    WIN", False)
+
+
+def test_every_category_has_a_label_that_fits():
+    for gid in profiles.GAMES:
+        for cat in profiles.get(gid).categories:
+            label = display.short_category(cat)
+            assert 0 < len(label) <= 8, (gid, cat, label)
+    assert display.short_category("wild_five_of_a_kind") == "WILD FIV"
+
+
+def test_alarm_screen(tdisp):
+    d, buf = tdisp
+    d.alarm("dropped", "dropped: 2 frame(s) missing before seq 17. Void the round.")
+    assert screen(buf) == [
+        ("! DROPPED", True), ("dropped: 2", True), ("frame(s) missing", True),
+        ("before seq 17.", True), ("Void the round.", True), ("", True), ("", True),
+        ("", True)]
+
+
+def test_wrap_cuts_long_words():
+    assert display.wrap("a " + "x" * 20 + " b", 8) == ["a", "xxxxxxxx", "xxxxxxxx", "xxxx b"]
+    assert display.wrap("", 8) == []
+
+
+def test_drawing_on_the_ssd1306_reaches_the_panel():
+    v = boards.load("virtual")
+    bus = v.SimI2C()
+    panel = SSD1306(bus, 0x3C, W, H)
+    d = display.TableDisplay(panel)
+    d.result("nj-5card", [(1, "flush", "win")], round_no=1)
+    dev = bus.devices[0x3C]
+    assert dev.on and dev.frames == 2  # init frame + ours, pushed by show()
+    assert bytes(dev.ram) == bytes(panel.buf)
+    assert read_row(dev.ram, 1) == ("1  FLUSH     WIN", False)
+
+
+def test_png_screenshot_decodes_to_the_same_pixels(tdisp, tmp_path):
+    d, buf = tdisp
+    d.result("nj-5card", [(1, "flush", "win"), (2, "one_pair", "lose")], round_no=9)
+    png = screenshot.png_from_fb(buf, W, H, scale=4)
+    out = tmp_path / "result.png"
+    assert screenshot.save(str(out), buf, W, H, 4) == len(png)
+    assert out.read_bytes() == png and png[:8] == b"\x89PNG\r\n\x1a\n"
+    pw, ph, rows = screenshot.decode_png(png)
+    assert (pw, ph) == (W * 4, H * 4)
+    lit = 0
+    for y in range(H):
+        for x in range(W):
+            p = d.fb.pixel(x, y)
+            lit += p
+            assert rows[y * 4 + 3][x * 4 + 1] == p
+    assert 300 < lit < W * 8 + 300  # the header bar plus two rows of text
+    # the raw IDAT really is 1-bit rows with a filter byte: (512 / 8 + 1) * 256
+    idat = png[png.index(b"IDAT") + 4:png.index(b"IEND") - 8]
+    assert len(zlib.decompress(idat)) == (W * 4 // 8 + 1) * H * 4
+    inv = screenshot.decode_png(screenshot.png_from_fb(buf, W, H, 1, invert=True))[2]
+    assert inv[0][0] == 1 - d.fb.pixel(0, 0)
+
+
+def test_screenshot_cli_and_bad_input(tmp_path, capsys):
+    fb, buf = display.framebuffer()
+    (tmp_path / "frame.bin").write_bytes(bytes(buf))
+    assert screenshot.main([str(tmp_path / "frame.bin"), str(tmp_path / "f.png")]) == 0
+    assert screenshot.decode_png((tmp_path / "f.png").read_bytes())[:2] == (512, 256)
+    (tmp_path / "short.bin").write_bytes(b"\x00" * 100)
+    assert screenshot.main([str(tmp_path / "short.bin"), str(tmp_path / "g.png")]) == 2
+    assert "needs 1024 bytes, got 100" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="scale"):
+        screenshot.png_from_fb(buf, W, H, scale=0)
+
+
+def test_pyframebuf_clips_like_the_c_module():
+    fb, buf = display.framebuffer(16, 8)
+    fb.fill_rect(-4, -4, 8, 8, 1)  # only the visible 4x4 corner
+    assert sum(bin(b).count("1") for b in buf) == 16
+    fb.fill(0)
+    fb.text("AB", 12, -1)  # clipped right and top
+    assert all(fb.pixel(x, y) == 0 for x in range(12) for y in range(8))
+    assert fb.pixel(99, 0) is None and fb.pixel(-1, 0) is None
+    with pytest.raises(ValueError, match="MONO_VLSB only"):
+        pyframebuf.FrameBuffer(bytearray(16), 8, 8, 1)
+
+
+def test_message_screen(tdisp):
+    d, buf = tdisp
+    d.message("REGISTER DECK 2", ["NEXT: 2s", "0 OF 52", "", "a", "b", "c", "d", "cut"])
+    rows = screen(buf)
+    assert rows[0] == ("REGISTER DECK 2", True)
+    assert [r for r, _ in rows[1:4]] == ["NEXT: 2s", "0 OF 52", ""] and rows[7][0] == "d"
