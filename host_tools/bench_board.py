@@ -94,27 +94,37 @@ def locked(score, p, hands):
         score(p, h)
 
 
-def alloc_per_call(fn, args, calls):
-    """Bytes allocated per call: gc.mem_alloc() across `calls` calls with the GC off."""
+def alloc_per_call(fn, a, b, hands):
+    """Bytes allocated per call of fn(a, h) over hands (b: unused, for treys' fn(h)):
+    gc.mem_alloc() across the loop with the GC off. (No fn(*args) here: a star call may
+    allocate its argument array.)"""
     gc.collect()
     gc.disable()
     try:
         a0 = gc.mem_alloc()
-        fn(*args)
+        if b:
+            locked1(fn, hands)
+        else:
+            locked(fn, a, hands)
         a1 = gc.mem_alloc()
     finally:
         gc.enable()
-    return (a1 - a0) / calls
+    return (a1 - a0) / len(hands)
 
 
-def heap_locked_ok(fn, args):
-    """Run fn under micropython.heap_lock(): any allocation raises MemoryError."""
+def locked1(fn, hands):
+    for h in hands:
+        fn(h)
+
+
+def heap_locked_ok(score, p, hands):
+    """Rank hands under micropython.heap_lock(): any allocation raises MemoryError."""
     if micropython is None or not hasattr(micropython, "heap_lock"):
         return None
     gc.collect()
     micropython.heap_lock()
     try:
-        fn(*args)
+        locked(score, p, hands)
         ok = True
     except MemoryError:
         ok = False
@@ -266,19 +276,17 @@ def main():
         OUT["treys_ns"] = _median(tre) * 1e6 / n
         OUT["treys_per_s"] = n * 1000 / _median(tre) if _median(tre) else None
         OUT["treys_floor_ratio"] = _median(rt)
-        OUT["treys_bytes_per_rank"] = alloc_per_call(loop_treys, (ev._five, thands, 1),
-                                                     len(thands))
-    OUT["pitboss_bytes_per_rank"] = alloc_per_call(loop_score, (score, p, hands, 1),
-                                                   len(hands))
+        OUT["treys_bytes_per_rank"] = alloc_per_call(ev._five, None, 1, thands)
+    OUT["pitboss_bytes_per_rank"] = alloc_per_call(score, p, 0, hands)
     # every game, joker hands included, ranked with the heap locked
-    lock_ok = heap_locked_ok(locked, (score, p, hands))
+    lock_ok = heap_locked_ok(score, p, hands)
     from pitboss import profiles
     for gid in profiles.GAMES:
         q = profiles.get(gid)
         qh = deal(rng, 50, q.size, q.deck)
         for h in qh:
             score(q, h)  # first use builds the game's tables
-        ok = heap_locked_ok(locked, (score, q, qh))
+        ok = heap_locked_ok(score, q, qh)
         if ok is not None:
             lock_ok = lock_ok and ok
     OUT["heap_lock_ok"] = lock_ok

@@ -2,9 +2,13 @@
 
 Starts a throw-away virtual board (the real MicroPython 1.27 VM behind a serial port),
 flashes the firmware with mpremote, checks the board's firmware hashes, runs every rule
-vector on the board, and ranks a sample hand of every game there.
+vector on the board, ranks a sample hand of every game there, then provisions its key,
+configures each game with an authenticated command and plays seeded rounds through the
+simulated shoe, printing each round's hands and settlement, and saves a screenshot of
+the table display.
 """
-import sys
+import os
+import tempfile
 import time
 
 from host_tools import flash as flashing
@@ -12,6 +16,9 @@ from host_tools.board_rank import rank_lines
 from host_tools.board_vectors import board_run, compare, cpython_run
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
+from host_tools.auth import KeyStore
+from host_tools.screenshot import save
+from host_tools.table_host import BoardTarget, Configurator, describe_round, play_rounds
 from pitboss.protocol import rank_reply
 
 SAMPLES = (
@@ -55,7 +62,7 @@ def run(args):
                 r = rank_lines(b, game, [hand])[0]
                 same &= dict(rank_reply(game, hand), ok=True) == r
                 say("   %-20s %-18s %-16s %s" % (game, hand, r["category"], " ".join(r["hand"])))
-            extra = _table_demo(b)
+            extra = _table_demo(b, args)
         finally:
             b.close()
     say("== done in %.1f s: %s" % (time.monotonic() - t0,
@@ -64,15 +71,37 @@ def run(args):
     return 0 if not problems and same and extra == 0 else 1
 
 
-def _table_demo(board):
-    """Rounds of every game through the simulated shoe, once the table exists."""
+GAMES = (("pr-pai-gow", 4), ("pa-three-card-prime", 4), ("qc-caribbean", 4),
+         ("nj-5card", 5), ("nj-3card", 6), ("pr-pai-gow-a5-low", 3))
+
+
+def _table_demo(board, args):
+    """Rounds of every game dealt through the simulated shoe and settled on the board."""
+    target = BoardTarget(board)
+    conf = Configurator(target, "demo", KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-")))
+    say("== provisioning the board's key (HMAC-SHA256), fingerprint %s" % conf.provision())
+    for game, seats in GAMES:
+        r = conf.configure(game, seats)
+        if not r.get("ok"):
+            say("   configuration refused: %s" % r["error"])
+            return 1
+        say("== %s, %d seats: authenticated config, %d round(s) through the shoe"
+            % (game, seats, args.rounds))
+        for res in play_rounds(target, game, seats, args.rounds, seed=args.seed):
+            for line in describe_round(res):
+                say("   " + line)
+    meters = target.commands(["meters"])[0]["totals"]
+    say("== meters: %d rounds, %d wagered, %d paid back (journal seq %d)"
+        % (meters["rounds"], meters["wagered"], meters["paid"], meters["seq"]))
+    os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
+    save(args.screenshot, target.screen())
+    say("== the table display now, saved as %s" % args.screenshot)
     return 0
 
 
 def add_demo_commands(sub):
     d = sub.add_parser("demo", help="the main job on a throw-away virtual board")
+    d.add_argument("--rounds", type=int, default=2, help="rounds of each game")
+    d.add_argument("--seed", type=int, default=2026)
+    d.add_argument("--screenshot", default=os.path.join("build", "table-screenshot.png"))
     d.set_defaults(func=run)
-
-
-if __name__ == "__main__":
-    sys.exit(run(None))

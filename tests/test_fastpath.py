@@ -97,3 +97,13 @@ def test_a_profile_that_does_not_fit_is_declined(monkeypatch):
 
     monkeypatch.setattr(evaluator, "_eval", odd)
     assert evaluator._fast5(p) is None
+
+
+@pytest.mark.parametrize("gid", FIVE)
+def test_more_cards_than_five_go_to_the_core(gid):
+    # score() of seven cards is the best five of them, as before the fast path
+    p = profiles.get(gid)
+    rng = random.Random(13)
+    for _ in range(2000):
+        h = rng.sample(range(p.deck), 7)
+        assert evaluator.score(p, h) == evaluator._eval(p, h, 7), h

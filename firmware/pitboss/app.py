@@ -72,7 +72,10 @@ def commands(lines):
 
 def feed_shoe(data):
     """Bytes as the shoe's UART would receive them (the virtual board's simulated shoe)."""
-    app().hw.shoe_uart().feed(data)
+    feed = getattr(app().hw.shoe_uart(), "feed", None)
+    if feed is None:
+        raise OSError("this board's shoe is a real UART: the shoe itself sends the cards")
+    feed(data)
 
 
 def poll():
@@ -87,7 +90,7 @@ def screen():
 
     hw = app().hw
     dev = getattr(hw, "display_device", None)
-    print(hexlify(dev().ram if dev else hw.display().buf).decode())
+    print(hexlify(bytes(dev().ram if dev else hw.display().buf)).decode())
 
 
 # ---- the main loop on a real board ----------------------------------------------------

@@ -26,7 +26,7 @@ from pitboss import protocol
 from pitboss.auth import Auth
 from pitboss.cards import CardError, name, parse
 from pitboss.journal import KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError
-from pitboss.meters import Meters, MetersCorrupt
+from pitboss.meters import Meters, MetersCorrupt, lines_from_result
 from pitboss.table import SETTLED, Table
 from pitboss.tilt import Tilt
 
@@ -45,23 +45,6 @@ def _compact(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
-def settlement_lines(result):
-    """[[wager_type, wagered, paid]] for the meters: paid = what went back to the player
-    (stake plus winnings; 0 on a loss)."""
-    lines = []
-    for s in result["seats"]:
-        per = s.get("results")
-        if per:
-            for wt in sorted(per):
-                r = per[wt]
-                lines.append([wt, r["wager"], r["wager"] + r["amount"]])
-        else:
-            for wt in sorted(s["wagers"]):
-                w = s["wagers"][wt]
-                lines.append([wt, w, w + s["amount"]])
-    return lines
-
-
 class Controller:
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
                  integrity=None, segment_size=65536, keep=4, max_payload=6144):
@@ -78,7 +61,7 @@ class Controller:
         self.table = None
         self._events = []  # the round in play, for the next snapshot
         self._replaying = False
-        self.on_new_round = None  # e.g. the shoe's reset(): each round is a new shuffle
+        self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
         self.booted = {}
         self.commands = dict(protocol.COMMANDS)
         for verb, fn in (("status", self.cmd_status), ("wager", self.cmd_wager),
@@ -112,12 +95,12 @@ class Controller:
             self._tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
         except (CardError, ValueError, KeyError, TypeError) as e:
             self._tilt("journal_corrupt", "replay: %s" % e)
-        if self.journal._state == "open":
-            try:
-                self.meters.load()
+        try:
+            self.meters.load()  # even with a damaged journal: quarantine numbers after it
+            if self.journal.state == "open":
                 rep["meters_recovered"] = self.meters.recover(self.journal)
-            except MetersCorrupt as e:
-                self._tilt("meters_corrupt", e.reason)
+        except MetersCorrupt as e:
+            self._tilt("meters_corrupt", e.reason)
         self.booted = rep
         self._show()
         return rep
@@ -199,7 +182,7 @@ class Controller:
             out = t.decide(ev["seat"], ev["play"])
         elif kind == "settle":
             out = t.settle()
-            lines = settlement_lines(out)
+            lines = [list(x) for x in lines_from_result(out)]
             if self._replaying:
                 if json.loads(_compact(out)) != ev["result"] or lines != ev["lines"]:
                     raise ValueError("settlement of round %d differs from the journal"
@@ -219,8 +202,7 @@ class Controller:
         return out
 
     def _new_shuffle(self):
-        if self.on_new_round is not None:
-            self.on_new_round()
+        self.on_new_round()
 
     def _reserve(self):
         try:
@@ -282,7 +264,8 @@ class Controller:
         return self.table
 
     def cmd_status(self, args):
-        st = self.table.status() if self.table else {"phase": "unconfigured"}
+        st = {}  # type: dict
+        st.update(self.table.status() if self.table else {"phase": "unconfigured"})
         st["tilts"] = self.tilt.active()
         st["journal_seq"] = self.journal.last_seq
         if self.table is not None:
@@ -307,7 +290,7 @@ class Controller:
 
     def cmd_deal(self, args):
         self._table()
-        ev = {"ev": "deal"}
+        ev = {"ev": "deal"}  # type: dict
         if args:
             ev["dice"] = _int(args[0], "dice")
         return self._apply(ev)
@@ -435,7 +418,7 @@ class Controller:
             return
         if t.phase == SETTLED:
             rows = []
-            for s in t.result()["seats"]:
+            for s in (t.result() or {"seats": ()})["seats"]:
                 cat = s.get("high_category") or s.get("category") or ""
                 out = s.get("outcome") or ("win" if s["amount"] > 0 else
                                            "push" if s["amount"] == 0 else "lose")
@@ -451,6 +434,10 @@ _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "set", "hw", "decide"
 # Commands that move the round; refused while a tilt is active.
 _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
                 "newround")
+
+
+def _nothing():
+    pass
 
 
 def _err(code, message):

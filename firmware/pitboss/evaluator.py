@@ -249,7 +249,7 @@ def _fast5(p):
 def score(p, cards):
     """Score of a hand already checked: the hot path (no validation, no allocation)."""
     t = p._fast
-    if t:
+    if t and len(cards) == 5:
         R = _RB
         a, b, c, d, e = cards  # one opcode for a list or tuple (no allocation for any)
         ra = R[a]
@@ -258,8 +258,8 @@ def score(p, cards):
         rd = R[d]
         re = R[e]
         m = ra | rb | rc | rd | re
-        s = ra + rb + rc + rd + re
-        if s == m:
+        s = ra + rb + rc + rd + re - m
+        if not s:  # five ranks
             if m > _ALL:  # the joker
                 return _eval(p, cards, 5)
             if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
@@ -269,8 +269,8 @@ def score(p, cards):
             return m
         if m > _ALL:
             return _eval(p, cards, 5)
-        return t[(s - m) ^ ((m ^ (ra ^ rb ^ rc ^ rd ^ re)) << 15)] ^ m
-    if t is not None:  # first five-card hand of this game: build its tables
+        return t[s ^ ((m ^ (ra ^ rb ^ rc ^ rd ^ re)) << 15)] ^ m
+    if t is not None and not t:  # first hand of this five-card game: build its tables
         _build(p)
         return score(p, cards)
     return _eval(p, cards, len(cards))

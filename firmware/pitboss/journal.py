@@ -1,6 +1,7 @@
 # The table's journal: every round event (configuration, card in, hand set, settlement)
-# appended to flash before the table acts on it, so that a power cut never loses or
-# invents a round (docs/journal.md has the format with a worked hex example).
+# appended to flash before the controller answers or acts on it outside the engine, so
+# that a power cut never loses or invents a round (docs/journal.md has the format with a
+# worked hex example).
 #
 # Why this is safe
 # ----------------
@@ -590,16 +591,6 @@ class Journal:
         seg.last = seq
         self.next_seq = seq + 1
         return seq
-
-    def reserve(self, nbytes=None):
-        """Start a new segment now (snapshot first) unless the newest one has room for a
-        record of `nbytes` payload (default: the largest). A caller that changes state
-        and then appends calls this *before* the change, so the snapshot is the state as
-        of every record before the one that follows it, never one that includes it."""
-        self._ready()
-        n = _OVERHEAD + (self.max_payload if nbytes is None else nbytes)
-        if not self._segs or self._segs[-1].size + n > self.segment_size:
-            self._rotate()
 
     def reserve(self, nbytes=None):
         """Make sure the next append of up to `nbytes` payload bytes (default max_payload)

@@ -256,6 +256,8 @@ class Table:
             for i in range(7):
                 pos = (start - 1 + i) % 7 + 1
                 order += [pos - 1] * 7  # position 1 -> 0 (banker), k -> seat k-1
+        elif dice is not None:
+            raise TableError("bad_dice", "%s is dealt without dice" % self.game)
         elif fam == "showdown":
             # One card at a time to each seat in seat order, `hole` rounds; no dealer.
             for _ in range(self._c["house"]["hole"]):
@@ -442,7 +444,7 @@ class Table:
             d.update(x)
             seats.append(d)
         discards = []
-        for r in self._hands:
+        for r in sorted(self._hands):  # the same order on every port
             if r != 0 and r not in self._wagers:
                 discards += [name(c) for c in self._hands[r]]
         banker = {"cards": [name(c) for c in self._hands[0]],
