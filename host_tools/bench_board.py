@@ -309,4 +309,5 @@ def _json(obj):
     return json.dumps(obj)
 
 
-main()
+if sys.implementation.name == "micropython":
+    main()

@@ -107,3 +107,21 @@ def test_more_cards_than_five_go_to_the_core(gid):
     for _ in range(2000):
         h = rng.sample(range(p.deck), 7)
         assert evaluator.score(p, h) == evaluator._eval(p, h, 7), h
+
+
+@pytest.mark.parametrize("gid,n", [("pa-all-six", 6), ("nj-5card", 7), ("pr-pai-gow", 7),
+                                   ("nj-3card", 3), ("pr-pai-gow-low", 2)])
+def test_the_cpython_cache_returns_the_cores_scores(gid, n):
+    # hostcache (CPython only) remembers _eval's scores by rank multiset and, when a
+    # suit may make a flush, by the ranks that suit holds: flush-heavy hands included
+    p = profiles.get(gid)
+    rng = random.Random(17)
+    for i in range(6000):
+        if i % 3 == 0:  # most cards from one suit
+            suit = rng.randrange(4)
+            pool = [c for c in range(52) if c & 3 == suit]
+            h = rng.sample(pool, min(n, rng.randrange(n - 1, n + 1)))
+            h += rng.sample([c for c in range(p.deck) if c not in h], n - len(h))
+        else:
+            h = rng.sample(range(p.deck), n)
+        assert evaluator.score(p, h) == evaluator._eval(p, h, n), (gid, h)

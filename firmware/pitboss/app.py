@@ -70,6 +70,23 @@ def commands(lines):
         command(line)
 
 
+def soak(lines):
+    """Run many command lines and print one summary line with the heap after a collect:
+    a soak test watches mem_free across batches for drift (leaks)."""
+    import gc
+
+    ctl = app().ctl
+    ok = refused = 0
+    for line in lines:
+        if ctl.command(line).get("ok"):
+            ok += 1
+        else:
+            refused += 1
+    gc.collect()
+    print(json.dumps({"ok": ok, "refused": refused, "mem_free": gc.mem_free(),
+                      "mem_alloc": gc.mem_alloc()}))
+
+
 def feed_shoe(data):
     """Bytes as the shoe's UART would receive them (the virtual board's simulated shoe)."""
     feed = getattr(app().hw.shoe_uart(), "feed", None)

@@ -14,6 +14,7 @@
 #
 # score() allocates nothing (tested under micropython.heap_lock()): masks are small ints,
 # the suit masks live in one preallocated array.
+import sys
 from array import array
 
 from pitboss.compat import const
@@ -261,18 +262,23 @@ def score(p, cards):
         s = ra + rb + rc + rd + re - m
         if not s:  # five ranks
             if m > _ALL:  # the joker
-                return _eval(p, cards, 5)
+                return _rest(p, cards)
             if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
                 return p._flush.get(m, m | p._fbase)
             if m in t:
                 return t[m]
             return m
         if m > _ALL:
-            return _eval(p, cards, 5)
+            return _rest(p, cards)
         return t[s ^ ((m ^ (ra ^ rb ^ rc ^ rd ^ re)) << 15)] ^ m
     if t is not None and not t:  # first hand of this five-card game: build its tables
         _build(p)
         return score(p, cards)
+    return _rest(p, cards)
+
+
+def _rest(p, cards):
+    """Every hand the fast path does not take (on CPython: through hostcache)."""
     return _eval(p, cards, len(cards))
 
 
@@ -308,6 +314,13 @@ def _pending():
 
 
 _pending()
+
+if sys.implementation.name != "micropython":
+    # CPython (host tools): hands the fast path does not take are remembered, keyed by
+    # rank multiset (pitboss/hostcache.py: values from _eval only); never on a board.
+    from pitboss import hostcache
+
+    _rest = hostcache.install(sys.modules[__name__])  # noqa: F811
 
 
 def check(p, cards, more=False):
@@ -362,7 +375,7 @@ def played(p, cards):
     Not on the hot path: it re-reads the score to pick the cards that make it. The joker
     is written Jk=<card> where it completes a flush, Jk=<rank> where it completes a
     straight (any suit) and Jk=A where it plays as an ace."""
-    s = _eval(p, cards, len(cards))
+    s = score(p, cards)
     kind = p.kind_of(s)
     tb = s & _TB
     pool = sorted((c for c in cards if c != JOKER), reverse=True)
@@ -427,4 +440,4 @@ def played(p, cards):
 def best(p, cards):
     """Best hand of the game's size from more cards: (score, hand as played)."""
     check(p, cards, more=True)
-    return _eval(p, cards, len(cards)), played(p, cards)
+    return score(p, cards), played(p, cards)
