@@ -88,17 +88,24 @@ def machine_info():
     if node:
         node_v = subprocess.run([node, "--version"], capture_output=True,
                                 text=True).stdout.strip()
+    try:
+        load = "%.2f %.2f %.2f" % os.getloadavg()
+    except OSError:
+        load = ""
     return {"date": datetime.datetime.now(datetime.timezone.utc).strftime(
                 "%Y-%m-%d %H:%M UTC"),
             "uname": " ".join(platform.uname()), "cpu": cpu, "cores": os.cpu_count(),
-            "python": platform.python_version(), "node": node_v}
+            "python": platform.python_version(), "node": node_v, "load_at_start": load}
 
 
 # ---- peers -----------------------------------------------------------------------------
 
 def _peer(modname):
     try:
-        return __import__(modname), None
+        import warnings
+        with warnings.catch_warnings():  # eval7 trips pyparsing's deprecation warnings
+            warnings.simplefilter("ignore")
+            return __import__(modname), None
     except ImportError as e:
         return None, "n/a: %s not installed (pip install -r requirements-bench.txt): %s" % (
             modname, e)
@@ -540,9 +547,10 @@ def targets(res):
     if c:
         t5 = _g(c, "five_ratio", "treys")
         e5 = _g(c, "five_ratio", "eval7")
-        rows.append(("CPython: five-card >= 2x treys and ahead of eval7",
-                     "%sx treys, %sx eval7" % (_r(t5), _r(e5)),
-                     t5 is not None and e5 is not None and t5 >= 2 and e5 > 1))
+        rows.append(("CPython: five-card score >= 2x treys", "%sx" % _r(t5),
+                     t5 is not None and t5 >= TARGETS["cpython_five_vs_treys_min"]))
+        rows.append(("CPython: five-card score ahead of eval7 (same run)", "%sx" % _r(e5),
+                     e5 is not None and e5 > 1))
         t7 = _g(c, "seven_ratio", "treys")
         rows.append(("CPython: seven-card best >= 10x treys", "%sx" % _r(t7),
                      t7 is not None and t7 >= TARGETS["cpython_seven_vs_treys_min"]))
@@ -568,8 +576,9 @@ def render(res):
     m = res["machine"]
     L.append("pitboss bench  %s%s" % (m["date"], "  (QUICK: figures mean nothing)"
                                       if res.get("quick") else ""))
-    L.append("machine: %s | %s | %s cores | Python %s | Node %s"
-             % (m["uname"], m["cpu"], m["cores"], m["python"], m["node"]))
+    L.append("machine: %s | %s | %s cores | Python %s | Node %s | load %s"
+             % (m["uname"], m["cpu"], m["cores"], m["python"], m["node"],
+                m.get("load_at_start")))
     c = res.get("cpython")
     if c:
         L.append("")
@@ -672,7 +681,7 @@ def plot(res, path):
         import matplotlib.pyplot as plt
     except ImportError:
         return "n/a: matplotlib not installed (pip install -r requirements-bench.txt)"
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    fig, axes = plt.subplots(1, 4, figsize=(17, 4.4))
     c = res.get("cpython") or {}
     peers = ["pitboss", "treys", "eval7", "phevaluator"]
     colors = ["#c0392b", "#7f8c8d", "#95a5a6", "#bdc3c7"]
@@ -680,40 +689,70 @@ def plot(res, path):
                            (axes[1], "seven", "CPython seven-card best (M ranks/s)")):
         vals = [(c.get(key) or {}).get(nm) for nm in peers]
         xs = [nm for nm, v in zip(peers, vals) if v]
-        ax.bar(xs, [v / 1e6 for v in vals if v],
-               color=[col for col, v in zip(colors, vals) if v])
+        cs = [col for col, v in zip(colors, vals) if v]
+        if key == "seven" and c.get("seven_score_only"):
+            xs.insert(1, "pitboss\nscore(7)")
+            vals.insert(1, c["seven_score_only"])
+            cs.insert(1, "#e67e22")
+        ax.bar(xs, [v / 1e6 for v in vals if v], color=cs)
+        ax.tick_params(axis="x", labelsize=8)
         ax.set_title(title)
         for i, v in enumerate([v for v in vals if v]):
             ax.text(i, v / 1e6, "%.2f" % (v / 1e6), ha="center", va="bottom", fontsize=8)
     b = res.get("board") or {}
+    n = res.get("native") or {}
+    where = "VM" if b.get("port", "virtual") == "virtual" else "board"
     labels, vals, cols = [], [], []
+
+    def bar(label, v, col):
+        if v:
+            labels.append(label)
+            vals.append(v)
+            cols.append(col)
     for col in ("py", "mpy", "as flashed"):
         if col in b:
-            labels += ["pitboss %s" % col]
-            vals += [b[col].get("pitboss_floor_ratio") or 0]
-            cols += ["#c0392b"]
-    n = res.get("native") or {}
-    if "native" in n and n["native"].get("pitboss_floor_ratio"):
-        labels += ["pitboss native\n(unix port)", "treys\n(unix port)"]
-        vals += [n["native"]["pitboss_floor_ratio"], n["native"].get("treys_floor_ratio") or 0]
-        cols += ["#e67e22", "#7f8c8d"]
-    first = next((b[k] for k in ("py", "mpy", "as flashed") if k in b), None)
-    if first and first.get("treys_floor_ratio"):
-        labels += ["treys .py"]
-        vals += [first["treys_floor_ratio"]]
-        cols += ["#7f8c8d"]
+            bar("pitboss\n%s (%s)" % (col, where), b[col].get("pitboss_floor_ratio"),
+                "#c0392b")
+    first = next((b[k] for k in ("py", "mpy", "as flashed") if k in b), {})
+    bar("treys\n(%s)" % where, first.get("treys_floor_ratio"), "#7f8c8d")
+    for col in ("py", "native"):
+        if col in n:
+            bar("pitboss\n%s (unix)" % col, n[col].get("pitboss_floor_ratio"),
+                "#e67e22" if col == "native" else "#d35400")
+    if "py" in n:
+        bar("treys\n(unix)", n["py"].get("treys_floor_ratio"), "#95a5a6")
     ax = axes[2]
     ax.bar(labels, vals, color=cols)
     ax.axhline(TARGETS["board_floor_ratio_max"], color="k", ls="--", lw=1)
-    ax.text(len(labels) - 0.5, TARGETS["board_floor_ratio_max"], "target 2.5x",
-            ha="right", va="bottom", fontsize=8)
-    ax.set_title("MicroPython: one rank / empty-call floor")
+    ax.text(-0.4, TARGETS["board_floor_ratio_max"], "target 2.5x", ha="left",
+            va="bottom", fontsize=8)
+    ax.set_title("MicroPython: one rank / empty 5-arg call")
     ax.tick_params(axis="x", labelsize=7)
     for i, v in enumerate(vals):
         ax.text(i, v, "%.1f" % v, ha="center", va="bottom", fontsize=8)
+    ax = axes[3]
+    hl, hv, hc = [], [], []
+    for label, v, col in (("pitboss\nnj-5card", first.get("pitboss_tables_bytes"), "#c0392b"),
+                          ("pitboss\nall 5-card", first.get("pitboss_tables_all_bytes"),
+                           "#c0392b"),
+                          ("treys", first.get("treys_tables_bytes"), "#7f8c8d")):
+        if v:
+            hl.append(label)
+            hv.append(v / 1024)
+            hc.append(col)
+    ax.bar(hl, hv, color=hc)
+    ax.axhline(16, color="k", ls="--", lw=1)
+    ax.text(-0.4, 16, "target 16 KB", ha="left", va="bottom", fontsize=8)
+    ax.set_title("MicroPython heap held by tables (KB, %s)" % where)
+    ax.tick_params(axis="x", labelsize=8)
+    for i, v in enumerate(hv):
+        ax.text(i, v, "%.1f" % v, ha="center", va="bottom", fontsize=8)
     m = res["machine"]
     fig.suptitle("pitboss vs peers, %s, %s" % (m["date"], m["cpu"]), fontsize=9)
-    fig.tight_layout()
+    import warnings
+    with warnings.catch_warnings():  # a quick run's empty panels do not fit tightly
+        warnings.simplefilter("ignore")
+        fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return None

@@ -166,13 +166,13 @@ def bench_pitboss(rng):
     for q in five:
         evaluator.score(q, [0, 4, 8, 12, 17])
     OUT["pitboss_tables_all_delta_bytes"] = mem_delta(a1)
-    objs, seen = [evaluator._RB], []
+    objs, seen = [], []
     for q in five:
-        for o in (q._fast, q._flush):
+        for o in (q._fast, q._ex, q._flush):
             if o is not None and not any(o is s for s in seen):
                 seen.append(o)
                 objs.append(o)
-    OUT["pitboss_tables_bytes"] = held(objs[:3])  # _RB + nj-5card's two tables
+    OUT["pitboss_tables_bytes"] = held(objs[:3])  # nj-5card's three tables
     OUT["pitboss_tables_all_bytes"] = held(objs)
     OUT["pitboss_fast_games"] = [q.id for q in five if q._fast]
     return evaluator, p

@@ -1,8 +1,10 @@
 """Census: how many hands of each category a game's deck holds.
 
-Two independent ways, which must agree:
+Three ways, which must agree:
 - `exhaustive`: ranks every hand of the deck with the firmware's evaluator
-  (2,598,960 for five cards, 20,358,520 for the All-Six), split over the CPU cores.
+  (2,598,960 for five cards, 20,358,520 for the All-Six), split over the CPU cores;
+- `core`: the same, every hand through the evaluator's rule core alone (no fast path,
+  no host cache): the slow, plain proof;
 - `grouped`: ranks one representative hand per class of hands the evaluator cannot
   tell apart, and multiplies by the class size. A hand's score depends only on its
   rank multiset, its joker, and which ranks sit in a suit holding enough cards to make
@@ -23,22 +25,26 @@ from pitboss.cards import JOKER
 
 def _count_from(args):
     """Every hand whose lowest card is `first`: {rung: hands}, set of scores. The loop
-    runs in C (map, Counter); each hand still goes through evaluator.score."""
-    gid, first = args
+    runs in C (map, Counter); each hand still goes through the evaluator: its public
+    score() (fast path and host cache), or with core=True the rules' core alone."""
+    gid, first, core = args
     p = profiles.get(gid)
     hands = map(operator.add, itertools.repeat((first,)),
                 itertools.combinations(range(first + 1, p.deck), p.size - 1))
-    by_score = Counter(map(evaluator.score, itertools.repeat(p), hands))
+    rank = evaluator.score_core if core else evaluator.score
+    by_score = Counter(map(rank, itertools.repeat(p), hands))
     counts = {}
     for s, n in by_score.items():
         counts[s >> 26] = counts.get(s >> 26, 0) + n
     return counts, set(by_score)
 
 
-def exhaustive(p, workers=None):
+def exhaustive(p, workers=None, core=False):
     """{rung: hands}, set of distinct scores; every hand of the deck is ranked."""
-    jobs = [(p.id, f) for f in range(p.deck - p.size + 1)]
+    jobs = [(p.id, f, core) for f in range(p.deck - p.size + 1)]
     workers = workers or os.cpu_count() or 1
+    evaluator.score(p, list(range(p.size)))  # build the game's tables once: forked
+    # workers inherit them
     counts, scores = {}, set()
     if workers > 1:
         with Pool(workers) as pool:
@@ -135,7 +141,12 @@ def grouped(p):
 def census(gid, method="exhaustive", workers=None):
     """The census as printed by `pitboss census`: counts by category name, highest first."""
     p = profiles.get(gid)
-    counts, scores = exhaustive(p, workers) if method == "exhaustive" else grouped(p)
+    if method == "grouped":
+        counts, scores = grouped(p)
+    elif method in ("exhaustive", "core"):
+        counts, scores = exhaustive(p, workers, core=method == "core")
+    else:
+        raise ValueError("census method: exhaustive, core or grouped, not %r" % method)
     named = {}
     for rung in sorted(counts, reverse=True):
         named[p.category(rung << 26)] = counts[rung]

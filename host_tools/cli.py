@@ -97,8 +97,10 @@ def build_parser():
 
     c = sub.add_parser("census", help="count every hand of the game's deck by category")
     c.add_argument("--game", "-g", required=True)
-    c.add_argument("--method", choices=("exhaustive", "grouped"), default="exhaustive",
-                   help="exhaustive: rank every hand; grouped: one hand per class")
+    c.add_argument("--method", choices=("exhaustive", "core", "grouped"),
+                   default="exhaustive",
+                   help="exhaustive: rank every hand; core: every hand through the rule "
+                   "core alone (slow); grouped: one hand per class")
     c.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
     c.set_defaults(func=cmd_census)
 

@@ -48,6 +48,9 @@ REPORT = "PITBOSS-INTEGRITY "
 # Files that must stay source on the board: the interpreter runs /boot.py and /main.py
 # by those exact names.
 SOURCE_ONLY = ("main.py", "boot.py")
+# Firmware modules only CPython ever imports (the host's framebuf, the host's score
+# cache): the board never loads them, so they are not flashed.
+HOST_ONLY = ("pitboss/pyframebuf.py", "pitboss/hostcache.py")
 NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
@@ -137,7 +140,8 @@ def _sources(board: str, root: Path = REPO) -> list[tuple[Path, str]]:
     firmware = Path(root) / "firmware"
     out = []
     for src in sorted(firmware.rglob("*")):
-        if src.is_dir() or "__pycache__" in src.parts or src.suffix == ".pyc":
+        if src.is_dir() or "__pycache__" in src.parts or src.suffix == ".pyc" \
+                or src.relative_to(firmware).as_posix() in HOST_ONLY:
             continue
         out.append((src, "/" + src.relative_to(firmware).as_posix()))
     out.append((Path(root) / "boards" / f"{board}.py", "/board.py"))

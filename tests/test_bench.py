@@ -66,7 +66,7 @@ def test_report_json_and_plot(quick, tmp_path):
                    "one rank / floor", "tables heap", "heap_lock", "Pai Gow", "Targets"):
         assert needle in text, needle
     json.dumps(res)  # everything is plain data
-    assert len(res["target_rows"]) == 8
+    assert len(res["target_rows"]) == 9
     png = tmp_path / "bench.png"
     why = bench.plot(res, str(png))
     if why is None:  # matplotlib installed
@@ -97,3 +97,21 @@ def test_the_cli_parser_takes_the_bench_options():
                        "--plot", "x.png"])
     assert (a.port, a.quick, a.json, a.plot, a.func) == ("virtual", True, "x.json",
                                                          "x.png", bench.cmd_bench)
+
+
+def test_a_serial_port_runs_the_same_script_through_mpremote(tmp_path):
+    # what `pitboss bench --port /dev/ttyACM0` does (firmware as flashed, treys copied
+    # to :/lib), here against the virtual board behind its pty
+    import shutil
+
+    from host_tools.vboard import virtual_board
+    flash = tmp_path / "flash"
+    shutil.copytree(bench.FIRMWARE / "pitboss", flash / "pitboss",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    lib = bench.treys_for_micropython(tmp_path / "lib")
+    with virtual_board(flash_dir=flash) as st:
+        out = bench.run_port(bench._board_config(True), st["port"], lib, 600)
+    assert out["heap_lock_ok"] is True and out["pitboss_bytes_per_rank"] == 0
+    assert _num(out["pitboss_tables_all_bytes"]) and _num(out["paigow_ms"])
+    if lib is not None:
+        assert out["treys_agrees"] is True

@@ -1,5 +1,8 @@
 """The five-card fast path in evaluator.score() is the core evaluator's own output.
 
+`_score_bc` is score() as the board runs it (bytecode, tables from _fast5); on CPython
+`score` is hostcache's (dicts filled by _eval): both are checked against _eval here.
+
 score() ranks five-card hands from tables that _fast5() fills by running _eval() on one
 hand per class; here every class is checked: every rank multiset of five cards (6,175)
 with its suits spread, every five-rank set as a flush in every suit, and joker hands.
@@ -41,7 +44,7 @@ def test_the_fast_path_serves_the_five_card_games():
     assert FIVE == ["nj-5card", "qc-caribbean", "pr-pai-gow", "pr-pai-gow-a5-low"]
     for g in FIVE:
         p = profiles.get(g)
-        evaluator.score(p, [0, 4, 8, 12, 17])
+        evaluator._score_bc(p, [0, 4, 8, 12, 17])
         assert p._fast, g  # tables built on first use
     for g in set(profiles.GAMES) - set(FIVE):
         assert profiles.get(g)._fast is None
@@ -56,12 +59,15 @@ def test_every_class_matches_the_core(gid):
             ids = _spread(ms, shift)
             want = evaluator._eval(p, ids, 5)
             for seq in (ids, tuple(reversed(ids)), bytes(ids)):
+                assert evaluator._score_bc(p, seq) == want, (gid, ms, ids)
                 assert evaluator.score(p, seq) == want, (gid, ms, ids)
             n += 1
     for ranks in itertools.combinations(range(13), 5):
         for suit in range(4):
             ids = [r * 4 + suit for r in ranks]
-            assert evaluator.score(p, ids) == evaluator._eval(p, ids, 5), (gid, ids)
+            want = evaluator._eval(p, ids, 5)
+            assert evaluator._score_bc(p, ids) == want, (gid, ids)
+            assert evaluator.score(p, ids) == want, (gid, ids)
     assert n == 3 * 6175
 
 
@@ -72,6 +78,7 @@ def test_joker_hands_match_the_core(gid):
     for _ in range(20000):
         h = rng.sample(range(52), 4) + [52]
         rng.shuffle(h)
+        assert evaluator._score_bc(p, h) == evaluator._eval(p, h, 5), h
         assert evaluator.score(p, h) == evaluator._eval(p, h, 5), h
 
 
@@ -81,6 +88,7 @@ def test_random_hands_match_the_core(gid):
     rng = random.Random(11)
     for _ in range(20000):
         h = rng.sample(range(p.deck), 5)
+        assert evaluator._score_bc(p, h) == evaluator._eval(p, h, 5), h
         assert evaluator.score(p, h) == evaluator._eval(p, h, 5), h
         assert evaluator.rank(p, h) == evaluator._eval(p, h, 5), h
 
@@ -106,6 +114,7 @@ def test_more_cards_than_five_go_to_the_core(gid):
     rng = random.Random(13)
     for _ in range(2000):
         h = rng.sample(range(p.deck), 7)
+        assert evaluator._score_bc(p, h) == evaluator._eval(p, h, 7), h
         assert evaluator.score(p, h) == evaluator._eval(p, h, 7), h
 
 

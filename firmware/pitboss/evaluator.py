@@ -177,24 +177,31 @@ def _eval(p, c, n):
 # second copy of the rules: _fast5() fills its tables from _eval() above, one hand per
 # class, and declines (None: _eval() then ranks every hand) unless the profile fits it.
 # With b = 1 << rank per card, m = OR, s = SUM, x = XOR of the five b:
-#   s == m                  five different ranks: the score is m (high card), or an
-#                           exception (straights) from the table, or a flush;
-#   otherwise               d = s - m (the extra cards of each rank, spread by carries),
-#                           e = m ^ x (ranks held an even number of times) name the hand's
-#                           class (which ranks are paired, tripled...) whatever the
-#                           kickers, and score = table[d ^ e << 15] ^ m: the kickers are
-#                           the tie-break's low mask, which is m without the ranked part.
+#   s == m    five different ranks: the score is m (high card), or a flush, or one of a
+#             few exceptions (the straights) found in a small table;
+#   otherwise d = s - m (the extra cards of each rank, spread by carries) and
+#             e = m ^ x (the ranks held an even number of times) name the hand's class
+#             (which ranks are paired, tripled...) whatever the kickers, and
+#             score = T[(d + 54 e) % 1057] ^ m: the kickers are the tie-break's low mask,
+#             m without the ranked part. (d + 54 e) % 1057 is a perfect hash of the 273
+#             classes (found by search; _fast5() checks it), so T is a plain tuple: no
+#             dict probing, 4 KB. (T follows _RB in one tuple: see _fast5.)
 # tests/test_fastpath.py checks every class of every profile against _eval().
 _RB = tuple(1 << (i >> 2) for i in range(52)) + (0x2000,)  # rank bit; joker: bit 13
 _DISTINCT_MAX = const(32)  # straights and the like: more exceptions than this -> decline
+_HC = const(54)  # class hash: (d + _HC * e) % _HP
+_HP = const(1057)
 
 
 def _fast5(p):
-    """(table, flush exceptions, flush base) for p, all from _eval(); None if p does not
-    fit (not five from five, or its scores are not of the form above)."""
+    """(class table, distinct-rank exceptions, flush exceptions, flush base) for p, all
+    from _eval(); None if p does not fit (not five from five, or its scores are not of
+    the form above)."""
     if p.size != 5 or p.hand != 5:
         return None
-    tab, fl, bases = {}, {}, {}
+    tab = [0] * _HP
+    used = bytearray(_HP)
+    ex, fl, bases = {}, {}, {}
     hand = bytearray(5)
     cnt = bytearray(13)
     # Every rank multiset of five cards, at most four of a rank: r0 <= r1 <= ... <= r4.
@@ -221,7 +228,7 @@ def _fast5(p):
                             hand[0] |= 1  # five ranks, suits 1 0 0 0 0: no flush
                             v = _eval(p, hand, 5)
                             if v != m:
-                                tab[m] = v  # five-bit key: no paired key has 5 bits
+                                ex[m] = v
                             for i in range(5):
                                 hand[i] &= ~3  # all spades: the flush
                             v = _eval(p, hand, 5)
@@ -229,35 +236,45 @@ def _fast5(p):
                             b = v & ~_ALL
                             bases[b] = bases.get(b, 0) + 1
                             continue
-                        k = (s - m) ^ ((m ^ x) << 15)
-                        if k in tab:
-                            continue  # one hand per class (the test checks them all)
+                        k = (s - m + _HC * (m ^ x)) % _HP
+                        if used[k]:
+                            continue  # one hand per class: tests/test_fastpath.py
+                            # ranks every class both ways (a first use costs less)
                         v = _eval(p, hand, 5) ^ m
                         if v & _ALL & ~m:
-                            return None
+                            return None  # the kickers are not m without the ranked part
+                        used[k] = 1
                         tab[k] = v
     fb = 0
     for b in bases:  # the flush: the base most flushes share
         if bases[b] > bases.get(fb, 0):
             fb = b
     fl = {m: v for m, v in fl.items() if v != m | fb}
-    if len(fl) > _DISTINCT_MAX or sum(1 for k in tab if k < 0x2000 and
-                                      _count(k) == 5) > _DISTINCT_MAX:
+    if len(fl) > _DISTINCT_MAX or len(ex) > _DISTINCT_MAX:
         return None
-    return tab, fl, fb
+    # the exceptions in a tuple of 1 + 2q: (q, masks by m % q..., their scores...)
+    q = max(1, len(ex))
+    while len({m % q for m in ex}) < len(ex):
+        q += 1
+    sx = [q] + [-1] * q + [0] * q
+    for m, v in ex.items():
+        sx[1 + m % q] = m
+        sx[1 + q + m % q] = v
+    # one tuple: the rank bit of each card id (_RB: a local in score(), not a module
+    # global, whose lookup costs), then the class table
+    return _RB + tuple(tab), tuple(sx), fl, fb
 
 
 def score(p, cards):
     """Score of a hand already checked: the hot path (no validation, no allocation)."""
     t = p._fast
     if t and len(cards) == 5:
-        R = _RB
         a, b, c, d, e = cards  # one opcode for a list or tuple (no allocation for any)
-        ra = R[a]
-        rb = R[b]
-        rc = R[c]
-        rd = R[d]
-        re = R[e]
+        ra = t[a]  # t[:53] is _RB
+        rb = t[b]
+        rc = t[c]
+        rd = t[d]
+        re = t[e]
         m = ra | rb | rc | rd | re
         s = ra + rb + rc + rd + re - m
         if not s:  # five ranks
@@ -265,12 +282,14 @@ def score(p, cards):
                 return _rest(p, cards)
             if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
                 return p._flush.get(m, m | p._fbase)
-            if m in t:
-                return t[m]
+            x = p._ex
+            s = m % x[0] + 1
+            if x[s] == m:
+                return x[s + x[0]]
             return m
         if m > _ALL:
             return _rest(p, cards)
-        return t[s ^ ((m ^ (ra ^ rb ^ rc ^ rd ^ re)) << 15)] ^ m
+        return t[(s + _HC * (m ^ ra ^ rb ^ rc ^ rd ^ re)) % _HP + 53] ^ m
     if t is not None and not t:  # first hand of this five-card game: build its tables
         _build(p)
         return score(p, cards)
@@ -299,8 +318,9 @@ def _build(p):
             break
     else:
         _built.append(f)
-    setattr(p, "_flush", f[1])
-    setattr(p, "_fbase", f[2])
+    setattr(p, "_ex", f[1])
+    setattr(p, "_flush", f[2])
+    setattr(p, "_fbase", f[3])
     setattr(p, "_fast", f[0])
 
 
@@ -310,17 +330,27 @@ def _pending():
     for gid in pr.GAMES:
         p = get(gid)
         if p.size == 5 and p.hand == 5:
-            setattr(p, "_fast", {})  # empty: built by the first score() of the game
+            setattr(p, "_fast", ())  # empty: built by the first score() of the game
 
 
 _pending()
 
+_score_bc = score  # the board's score(), bytecode (tests call it on CPython too)
+
 if sys.implementation.name != "micropython":
-    # CPython (host tools): hands the fast path does not take are remembered, keyed by
-    # rank multiset (pitboss/hostcache.py: values from _eval only); never on a board.
+    # CPython (host tools): scores are remembered, keyed by rank multiset (and the flush
+    # suit's ranks where they matter), five-card ones in tables filled on a game's first
+    # use. pitboss/hostcache.py; every value comes from _eval. Never on a board.
     from pitboss import hostcache
 
     _rest = hostcache.install(sys.modules[__name__])  # noqa: F811
+    score = hostcache.make_score(score, _rest)  # noqa: F811
+
+
+def score_core(p, cards):
+    """The core alone (no fast path, no host cache): what a census or a lab uses to rank
+    every hand through the rules themselves. Same scores as score()."""
+    return _eval(p, cards, len(cards))
 
 
 def check(p, cards, more=False):
@@ -375,7 +405,7 @@ def played(p, cards):
     Not on the hot path: it re-reads the score to pick the cards that make it. The joker
     is written Jk=<card> where it completes a flush, Jk=<rank> where it completes a
     straight (any suit) and Jk=A where it plays as an ace."""
-    s = score(p, cards)
+    s = _rest(p, cards)
     kind = p.kind_of(s)
     tb = s & _TB
     pool = sorted((c for c in cards if c != JOKER), reverse=True)
@@ -440,4 +470,4 @@ def played(p, cards):
 def best(p, cards):
     """Best hand of the game's size from more cards: (score, hand as played)."""
     check(p, cards, more=True)
-    return score(p, cards), played(p, cards)
+    return _rest(p, cards), played(p, cards)

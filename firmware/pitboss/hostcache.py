@@ -16,7 +16,9 @@ _K = [(8 ** (c >> 2)) << _SUIT_BITS | 1 << 3 * (c & 3) for c in range(52)]
 _K.append(8 ** 13 << _SUIT_BITS)  # the joker: a rank of its own, no suit
 _KG = _K.__getitem__
 
-_eval = None  # evaluator._eval, set by install()
+def _eval(p, cards, n):
+    """evaluator._eval, once install() has run."""
+    raise RuntimeError("pitboss.hostcache.install() has not run")
 
 
 class _Tables:
@@ -117,8 +119,67 @@ def cached_score(p, cards):
     return v
 
 
+# Five cards: the suits matter only when all five (or four and the joker) share one,
+# so two tables keyed by the rank multiset do: `five` and `five_flush`. The key is kept
+# below 2**30 (one CPython digit: the additions stay on the fast path):
+#   K5[card] = W5[rank] << 11 | (1, 6, 36, 216)[suit]    (joker: W5[13] << 11, no suit)
+# W5 makes the sum of five (four and the joker) unique per multiset (a greedy Sidon-type
+# sequence; _five_tables() checks it), the low 11 bits count suits in base 6.
+_W5 = (0, 1, 5, 22, 94, 312, 992, 2422, 5624, 12522, 19998, 43258, 79415, 130285)
+_K5 = [_W5[c >> 2] << 11 | (1, 6, 36, 216)[c & 3] for c in range(52)]
+_K5.append(_W5[13] << 11)
+_FLUSH5 = frozenset(k * v for k in (4, 5) for v in (1, 6, 36, 216))
+
+
+def _five_tables(p):
+    """({multiset key: score} without a flush, the same with one), one hand each."""
+    plain, flush = {}, {}
+    for jk in ((0, 1) if p.joker else (0,)):
+        for ranks in _multisets(5 - jk):
+            ids = _plain_hand(ranks) + [52] * jk
+            k = sum(_K5[c] for c in ids) >> 11
+            if k in plain:
+                raise RuntimeError("hostcache: five-card keys collide")
+            plain[k] = _eval(p, ids, 5)
+            if len(set(ranks)) == 5 - jk and p.flushes:
+                ids = [r * 4 for r in ranks] + [52] * jk
+                flush[k] = _eval(p, ids, 5)
+    return {False: plain, True: flush}
+
+
+def make_score(core_score, rest):
+    """evaluator.score on CPython: five cards through two dicts filled by _eval (on
+    first use of a game), other sizes through `rest` (cached_score), other games
+    through core_score (the bytecode path)."""
+    K = _K5
+    P = [[K[a] + K[b] for b in range(53)] for a in range(53)]  # two cards at once
+    F = _FLUSH5
+    from pitboss.profiles import Profile
+    setattr(Profile, "_h5", None)  # per game: set on its first five cards
+
+    def score(p, cards):
+        t = p._h5
+        if t is not None:
+            try:
+                a, b, c, d, e = cards
+            except ValueError:  # not five cards
+                return rest(p, cards)
+            k = P[a][b] + P[c][d] + K[e]
+            if k & 0x7FF in F:
+                return p._h5f[k >> 11]
+            return t[k >> 11]
+        if p.size == 5 and p.hand == 5 and "_h5" not in p.__dict__:
+            p._h5f = _five_tables(p)
+            p._h5 = p._h5f.pop(False)
+            p._h5f = p._h5f.pop(True)
+            return score(p, cards)
+        return core_score(p, cards)
+    score.__doc__ = core_score.__doc__
+    return score
+
+
 def install(evaluator):
     """The cached scorer for evaluator._rest (CPython only)."""
     global _eval
-    _eval = evaluator._eval
+    _eval = evaluator._eval  # noqa: F811
     return cached_score
