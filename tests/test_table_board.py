@@ -128,7 +128,7 @@ def _cut_points(lines):
 
 
 def test_power_cuts_at_50_points_resume_every_round_exactly(vt):
-    cuts_done = 0
+    cuts_done = replayed = 0
     for gi, game in enumerate(GAMES):
         seats = SEATS.get(game, 3)
         assert vt.conf.configure(game, seats)["ok"]
@@ -159,6 +159,8 @@ def test_power_cuts_at_50_points_resume_every_round_exactly(vt):
                     cuts_done += 1
                     again = vt.target.commands(["status"])[0]
                     assert again == expect, (game, lines[cut])
+                    boot = vt.target.run("import json\nprint(json.dumps(A.app().boot))")
+                    replayed += boot[0]["replayed"]
                 if i >= len(lines):
                     break
             assert got_settle is not None
@@ -172,3 +174,4 @@ def test_power_cuts_at_50_points_resume_every_round_exactly(vt):
         recalled = vt.target.commands(["recall %d" % plays])[0]["rounds"]
         assert len({r["seq"] for r in recalled}) == plays
     assert cuts_done == 50
+    print("50 power cuts; journal records replayed at the 50 boots: %d" % replayed)
