@@ -12,7 +12,12 @@ from pitboss import board as _board
 from pitboss import integrity
 from pitboss.controller import Controller
 from pitboss.display import TableDisplay
-from pitboss.shoe import SerialShoe
+from pitboss.cards import name
+from pitboss.compat import missing
+from pitboss.deckmap import DEFAULT_PATH, DeckError, DeckMap, Registration, uid_hex
+from pitboss.mfrc522 import MFRC522
+from pitboss.protocol import ProtocolError
+from pitboss.shoe import RFIDShoe, SerialShoe
 
 _app = None
 
@@ -26,18 +31,94 @@ class App:
         self.ctl = Controller(root, clock=clock, rng=rng or _dice_rng(),
                               display=self.display,
                               integrity=_firmware_problems if check_firmware else None)
-        self.shoe = SerialShoe(hw.shoe_uart(), alarm=self.ctl.shoe_alarm)
-        self.ctl.on_new_round = self.shoe.reset
+        # RFID: a reader on the board and a deck map on flash make the RFID shoe the
+        # table's shoe; without a registered deck the serial shoe is.
+        self.reader = self.deckmap = self.registration = None
+        self._deck_path = root + DEFAULT_PATH
+        if "rfid" in hw.PERIPHERALS:
+            self.reader = MFRC522(*hw.rfid())
+            self.deckmap = _load_deckmap(self._deck_path, self.ctl)
+        self.shoe = self._make_shoe()
+        self.ctl.on_new_round = self._new_shuffle
+        self.ctl.auth_commands["deck-register"] = self.cmd_deck_register
+        self.ctl.commands["deck"] = self.cmd_deck
         self.boot = self.ctl.boot()
 
+    def _make_shoe(self):
+        if self.deckmap is not None and len(self.deckmap):
+            return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
+        return SerialShoe(self.hw.shoe_uart(), alarm=self.ctl.shoe_alarm)
+
+    def _new_shuffle(self):
+        self.shoe.reset()
+
     def poll(self):
-        """Deal every card the shoe has delivered; returns the replies."""
+        """Deal every card the shoe has delivered (or, while a deck is being registered,
+        take the next tag); returns the replies."""
+        if self.registration is not None:
+            return self._register_poll()
         out = []
         while True:
             got = self.shoe.poll()
             if got is None:
                 return out
             out.append(self.ctl.shoe_card(got[0], got[1]))
+
+    # ---- RFID deck registration (authenticated: it decides what every tag means) ----
+    def cmd_deck_register(self, args):
+        if self.reader is None:
+            raise ProtocolError("no_reader", "this board has no RFID reader")
+        if not self.ctl.between_rounds():
+            raise ProtocolError("wrong_phase", "register a deck between rounds")
+        size = int(args[0]) if args else 52
+        self.registration = Registration(self.deckmap, size=size)
+        return self.cmd_deck(())
+
+    def cmd_deck(self, args):
+        """Registration progress, or the registered decks."""
+        reg = self.registration
+        if reg is not None:
+            nxt = reg.expected()
+            return {"registering": True, "read": len(reg._uids), "of": len(reg.order),
+                    "next": name(nxt) if nxt is not None else None}
+        n = len(self.deckmap) if self.deckmap is not None else 0
+        return {"registering": False, "decks": n,
+                "shoe": "rfid" if isinstance(self.shoe, RFIDShoe) else "serial"}
+
+    def _register_poll(self):
+        reader, reg, dm = self.reader, self.registration, self.deckmap
+        if reader is None or reg is None or dm is None:
+            return []
+        try:
+            uid = reader.read_uid()
+        except OSError as e:
+            return [{"ok": False, "error": {"code": "read_error", "message": str(e)}}]
+        if uid is None:
+            return []
+        try:
+            card = reg.add(uid)
+        except DeckError as e:  # read twice / another deck's tag: present the right card
+            return [{"ok": False, "error": {"code": e.kind, "message": str(e)}}]
+        reply = {"ok": True, "registered": name(card), "uid": uid_hex(uid)}
+        if reg.done():
+            reply["deck"] = reg.commit()
+            dm.save(self._deck_path)  # atomic: temp, sync, rename
+            self.registration = None
+            self.shoe = self._make_shoe()
+        return [reply]
+
+
+def _load_deckmap(path, ctl):
+    try:
+        return DeckMap.load(path)
+    except OSError as e:
+        if not missing(e):
+            raise
+        return DeckMap()
+    except DeckError as e:
+        # A damaged map must not be guessed from: halt until a deck is registered again.
+        ctl._tilt("shoe_fault", "deck map: %s" % e)
+        return DeckMap()
 
 
 def _firmware_problems():

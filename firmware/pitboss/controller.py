@@ -62,6 +62,9 @@ class Controller:
         self._events = []  # the round in play, for the next snapshot
         self._replaying = False
         self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
+        # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
+        # verb -> fn(args) -> reply dict.
+        self.auth_commands = {}
         self.booted = {}
         self.commands = dict(protocol.COMMANDS)
         for verb, fn in (("status", self.cmd_status), ("wager", self.cmd_wager),
@@ -375,8 +378,16 @@ class Controller:
             return self._apply({"ev": "config", "cfg": cfg})
         if verb == "tilt-clear":
             return self._clear_tilt(rest.split())
+        fn = self.auth_commands.get(verb)
+        if fn is not None:
+            return fn(rest.split())
         raise protocol.ProtocolError("bad_args", "authenticated commands: config JSON, "
-                                     "tilt-clear OPERATOR [CODE]")
+                                     "tilt-clear OPERATOR [CODE], %s"
+                                     % ", ".join(sorted(self.auth_commands)))
+
+    def between_rounds(self):
+        """True when no round is in play (nothing dealt that a change could orphan)."""
+        return self.table is None or self.table.phase in ("configured", SETTLED)
 
     def _log_refusal(self, reason, cmd):
         # Logged in the journal (not a round event: replay skips it) and counted.
