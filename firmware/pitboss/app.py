@@ -79,7 +79,7 @@ class App:
         reg = self.registration
         if reg is not None:
             nxt = reg.expected()
-            return {"registering": True, "read": len(reg._uids), "of": len(reg.order),
+            return {"registering": True, "read": reg.count(), "of": len(reg.order),
                     "next": name(nxt) if nxt is not None else None}
         n = len(self.deckmap) if self.deckmap is not None else 0
         return {"registering": False, "decks": n,
@@ -117,7 +117,7 @@ def _load_deckmap(path, ctl):
         return DeckMap()
     except DeckError as e:
         # A damaged map must not be guessed from: halt until a deck is registered again.
-        ctl._tilt("shoe_fault", "deck map: %s" % e)
+        ctl.raise_tilt("shoe_fault", "deck map: %s" % e)
         return DeckMap()
 
 

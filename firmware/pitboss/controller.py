@@ -85,25 +85,25 @@ class Controller:
         self.tilt.load()
         self.auth.load()
         if self.auth.fault in ("key_corrupt", "counter_corrupt"):
-            self._tilt("auth_store_corrupt", self.auth.fault)
+            self.raise_tilt("auth_store_corrupt", self.auth.fault)
         if self._integrity is not None:
             bad = self._integrity()
             if bad:
-                self._tilt("firmware_mismatch", "; ".join(bad)[:80])
+                self.raise_tilt("firmware_mismatch", "; ".join(bad)[:80])
         try:
             r = self.journal.open()
             rep["torn"] = r["torn"]
             rep["replayed"] = self._replay()
         except JournalCorrupt as e:
-            self._tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
+            self.raise_tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
         except (CardError, ValueError, KeyError, TypeError) as e:
-            self._tilt("journal_corrupt", "replay: %s" % e)
+            self.raise_tilt("journal_corrupt", "replay: %s" % e)
         try:
             self.meters.load()  # even with a damaged journal: quarantine numbers after it
             if self.journal.state == "open":
                 rep["meters_recovered"] = self.meters.recover(self.journal)
         except MetersCorrupt as e:
-            self._tilt("meters_corrupt", e.reason)
+            self.raise_tilt("meters_corrupt", e.reason)
         self.booted = rep
         self._show()
         return rep
@@ -211,7 +211,7 @@ class Controller:
         try:
             self.journal.reserve()
         except (OSError, JournalError) as e:
-            self._tilt("storage_error", "journal: %s" % e)
+            self.raise_tilt("storage_error", "journal: %s" % e)
             raise CardError("storage_error", "the journal could not be written; the table "
                             "is halted")
 
@@ -220,11 +220,12 @@ class Controller:
             return self.journal.append(_compact(ev))
         except (OSError, JournalError) as e:
             # The table is ahead of flash now: halt; a reboot replays what is durable.
-            self._tilt("storage_error", "journal append: %s" % e)
+            self.raise_tilt("storage_error", "journal append: %s" % e)
             raise CardError("storage_error", "the journal could not be written; the table "
                             "is halted")
 
-    def _tilt(self, code, detail=""):
+    def raise_tilt(self, code, detail=""):
+        """Halt the table: persisted, logged with the time, shown on the display."""
         try:
             self.tilt.raise_tilt(code, detail, max(self.journal.last_seq, 0))
         except OSError:
@@ -238,7 +239,7 @@ class Controller:
         t = _SHOE_TILTS.get(code)
         if t is not None:
             from pitboss.shoe import describe
-            self._tilt(t, describe(code, seq, info))
+            self.raise_tilt(t, describe(code, seq, info))
 
     def shoe_card(self, card, seq):
         """A card from the shoe: dealt like the `card` command (errors tilt)."""
@@ -255,7 +256,7 @@ class Controller:
         err = reply.get("error")
         if err and err["code"] in _CARD_TILTS and words and words[0].lower() in ("card",
                                                                                 "settle"):
-            self._tilt(_CARD_TILTS[err["code"]], err["message"][:80])
+            self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
         if reply.get("ok"):
             self._show()
         return reply
@@ -275,7 +276,7 @@ class Controller:
             # What each seat holds so far: dealt cards only. Undealt cards and the shoe
             # order are never known here, so they can never be revealed.
             st["hands"] = {str(r): [name(c) for c in self.table.hand(r)]
-                           for r in sorted(self.table._hands)}
+                           for r in self.table.recipients()}
         return st
 
     def cmd_wager(self, args):
@@ -397,7 +398,7 @@ class Controller:
         except (OSError, JournalError):
             pass
         if self.auth.failures >= _BAD_MAC_TILT:
-            self._tilt("bad_mac", "%d refused authenticated commands in a row"
+            self.raise_tilt("bad_mac", "%d refused authenticated commands in a row"
                        % self.auth.failures)
 
     def _clear_tilt(self, args):

@@ -248,6 +248,10 @@ class Registration:
     def done(self):
         return len(self._uids) == len(self.order)
 
+    def count(self):
+        """Tags read so far."""
+        return len(self._uids)
+
     def add(self, uid):
         uid = bytes(uid)
         card = self.expected()

@@ -185,6 +185,10 @@ class Table:
                 "seats": sorted(self._wagers), "dealt": self._next,
                 "to_deal": len(self._order), "next": nxt}
 
+    def recipients(self):
+        """Who receives cards this round (0: the dealer or banker), in order."""
+        return sorted(self._hands)
+
     def hand(self, seat):
         """Cards received so far by a seat (0: the dealer), in deal order."""
         return list(self._hands.get(seat, ()))
