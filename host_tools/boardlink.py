@@ -6,10 +6,13 @@ would reconnect (and soft-reset) every time, which is slow and loses board state
 import contextlib
 import json
 
-from mpremote.transport import TransportError, TransportExecError
-from mpremote.transport_serial import SerialTransport
-
 from host_tools.vboard import resolve_port
+
+
+def _mpremote():
+    # Imported on first use: `pitboss rank/census/games` need only the standard library.
+    from mpremote import transport, transport_serial
+    return transport, transport_serial.SerialTransport
 
 
 class BoardError(RuntimeError):
@@ -20,10 +23,11 @@ class Board:
     def __init__(self, device, timeout=30):
         self.device = device
         self.timeout = timeout
+        self._tr, serial_transport = _mpremote()
         try:
-            self._t = SerialTransport(device, baudrate=115200)
+            self._t = serial_transport(device, baudrate=115200)
             self._t.enter_raw_repl(soft_reset=False)
-        except TransportError as e:
+        except self._tr.TransportError as e:
             raise BoardError("cannot reach a board on %s: %s" % (device, e)) from e
 
     def exec(self, code, fast=False):
@@ -32,24 +36,25 @@ class Board:
         fast=True writes the code in one go instead of mpremote's 256 bytes every 10 ms
         (which protects a real UART's small receive buffer): for the virtual board,
         whose pty and bridge take bulk input, e.g. a soak test's 100,000 lines."""
+        tr = self._tr
         try:
             out = self._exec_fast(code) if fast else self._t.exec(code)
-        except TransportExecError as e:
+        except tr.TransportExecError as e:
             raise BoardError("board raised:\n" + e.error_output.strip()) from e
-        except TransportError as e:
+        except tr.TransportError as e:
             raise BoardError("lost the board on %s: %s" % (self.device, e)) from e
         return out.decode("utf-8", "replace").replace("\r\n", "\n")
 
     def _exec_fast(self, code, timeout=600):
-        t = self._t
+        t, tr = self._t, self._tr
         if not t.read_until(1, b">").endswith(b">"):
-            raise TransportError("could not enter raw repl")
+            raise tr.TransportError("could not enter raw repl")
         t.serial.write(code.encode() + b"\x04")
         if t.serial.read(2) != b"OK":
-            raise TransportError("could not exec command")
+            raise tr.TransportError("could not exec command")
         out, err = t.follow(timeout)
         if err:
-            raise TransportExecError(out, err.decode())
+            raise tr.TransportExecError(out, err.decode())
         return out
 
     def call_lines(self, code):

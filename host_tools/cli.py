@@ -108,17 +108,12 @@ def build_parser():
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_games)
 
-    for mod, hook in (("host_tools.vboard", "add_board_commands"),
-                      ("host_tools.flash", "add_flash_commands"),
-                      ("host_tools.board_vectors", "add_vector_commands"),
-                      ("host_tools.demo", "add_demo_commands"),
-                      ("host_tools.table_host", "add_table_commands"),
-                      ("host_tools.bench", "add_bench_commands")):
-        try:
-            m = __import__(mod, fromlist=[hook])
-        except ImportError:
-            continue
-        getattr(m, hook)(sub)
+    from host_tools import (bench, board_vectors, demo, flash, table_host,
+                            vboard)
+    for add in (vboard.add_board_commands, flash.add_flash_commands,
+                board_vectors.add_vector_commands, demo.add_demo_commands,
+                table_host.add_table_commands, bench.add_bench_commands):
+        add(sub)
     return ap
 
 
