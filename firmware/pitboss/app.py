@@ -6,7 +6,6 @@
 # drives the REPL), so there the host calls command()/feed_shoe()/poll() over the raw REPL
 # instead; both paths end in the same Controller.command().
 import json
-import sys
 
 from pitboss import board as _board
 from pitboss import integrity
@@ -20,6 +19,7 @@ from pitboss.protocol import ProtocolError
 from pitboss.shoe import RFIDShoe, SerialShoe
 
 _app = None
+_LINE_MAX = 512  # a longer line is cut there (and then refused as malformed)
 
 
 class App:
@@ -193,23 +193,33 @@ def screen():
 
 # ---- the main loop on a real board ----------------------------------------------------
 def main():
-    import select
+    import sys
 
     a = app()
     if a.display is not None and not a.ctl.tilt.tilted:
-        a.display.message("PITBOSS", ["READY", "BOOT %s" % a.boot])
+        a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
+    serve(a, sys.stdin, print)
+
+
+def serve(a, stream, write, poll_ms=10):
+    """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
+    stdin on a board) until the stream ends. KeyboardInterrupt (Ctrl-C) is never caught
+    here: it ends the loop and leaves the board at the REPL, so mpremote can get in."""
+    import select
+
     poller = select.poll()
-    poller.register(sys.stdin, select.POLLIN)
+    poller.register(stream, select.POLLIN)
     line = bytearray()
-    # KeyboardInterrupt (Ctrl-C) is never caught here: it ends the loop and leaves the
-    # board at the REPL, so mpremote can always get in.
     while True:
-        a.poll()
-        for _ in poller.poll(10):
-            ch = sys.stdin.read(1)
+        for reply in a.poll():
+            write(json.dumps(reply))
+        for _ in poller.poll(poll_ms):
+            ch = stream.read(1)
+            if not ch:
+                return  # the host closed the line (a board's USB serial never does)
             if ch in ("\n", "\r"):
                 if line:
-                    print(json.dumps(a.ctl.command(line.decode())))
+                    write(json.dumps(a.ctl.command(line.decode())))
                     line = bytearray()
-            elif len(line) < 512:
+            elif len(line) < _LINE_MAX:
                 line.extend(ch.encode())

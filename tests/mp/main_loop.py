@@ -1,0 +1,11 @@
+# Runs on MicroPython with the protocol lines on stdin: the board's real main loop
+# (pitboss.app.serve via main()), on the virtual board's simulated peripherals.
+import sys
+
+sys.path.append("/repo")  # the repository's boards package, mounted there
+import boards.virtual as hw  # noqa: E402
+import pitboss.app as A  # noqa: E402
+
+A._app = A.App(hw, root="/flashroot", check_firmware=False)
+A.main()
+print("MAIN-RETURNED")
