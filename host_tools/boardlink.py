@@ -6,7 +6,7 @@ would reconnect (and soft-reset) every time, which is slow and loses board state
 import contextlib
 import json
 
-from host_tools.vboard import resolve_port
+from host_tools.vboard import is_virtual, resolve_port
 
 
 def _mpremote():
@@ -23,6 +23,8 @@ class Board:
     def __init__(self, device, timeout=30):
         self.device = device
         self.timeout = timeout
+        # A virtual board's pty and bridge take bulk input (see exec(fast=True)).
+        self.device_is_virtual = is_virtual(device)
         self._tr, serial_transport = _mpremote()
         try:
             self._t = serial_transport(device, baudrate=115200)

@@ -38,6 +38,16 @@ class BoardTarget:
         return self.run("A.commands(%r)\nA.feed_shoe(%r)\nA.poll()\nA.commands(%r)"
                         % (list(before), frames, list(after)))
 
+    def rounds(self, plans, chunk=25):
+        """Many planned rounds, `chunk` per exec: the last reply of each round."""
+        out = []
+        for i in range(0, len(plans), chunk):
+            text = json.dumps([[b, f.decode(), a] for b, f, a in plans[i:i + chunk]])
+            out += [json.loads(ln) for ln in self.board.exec(
+                _APP + "A.play(%r)" % text, fast=self.board.device_is_virtual)
+                .splitlines() if ln.strip()]
+        return out
+
     def provision(self, key):
         self.board.exec("from binascii import unhexlify\nfrom pitboss import auth\n"
                         "auth.provision(unhexlify(%r))\n" % key.hex())
@@ -47,16 +57,27 @@ class BoardTarget:
         return bytes.fromhex(self.board.exec(_APP + "A.screen()").strip())
 
 
+def play_many(target, game, seats, rounds, seed):
+    """Like play_rounds, batched where the target can: the settle replies in order."""
+    plans = [plan_round(game, seats, seed + i) for i in range(rounds)]
+    if isinstance(target, BoardTarget):
+        return target.rounds(plans)
+    return [target.round(*pl)[-1] for pl in plans]
+
+
 class LocalTarget:
     """The firmware in this process, storage in a temp folder, simulated peripherals."""
 
-    def __init__(self, root=None):
+    def __init__(self, root=None, durable=True):
+        """durable=False skips fsync (a reference run whose storage nobody relies on)."""
         import boards.virtual as hw
         from pitboss import app
+        from pitboss.journal import OsFS
 
         self._hw = _fresh_virtual(hw)
         self.root = root or tempfile.mkdtemp(prefix="pitboss-local-")
-        self.app = app.App(self._hw, root=self.root, check_firmware=False)
+        self.app = app.App(self._hw, root=self.root, check_firmware=False,
+                           fs=OsFS(durable=durable))
 
     def commands(self, lines):
         return [self.app.ctl.command(ln) for ln in lines]

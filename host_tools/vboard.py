@@ -312,6 +312,12 @@ def virtual_board(flash_dir: str | os.PathLike | None = None, heap: int | None =
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def is_virtual(port: str) -> bool:
+    """Is this device path a virtual board's (its state dir's `tty` link)?"""
+    p = Path(port)
+    return p.name == "tty" and (p.parent / "state.json").exists()
+
+
 @contextlib.contextmanager
 def resolve_port(port_arg: str | None):
     """`--port virtual` -> a throw-away virtual board's device path; anything else as is."""

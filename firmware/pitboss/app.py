@@ -23,12 +23,12 @@ _LINE_MAX = 512  # a longer line is cut there (and then refused as malformed)
 
 
 class App:
-    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True):
+    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None):
         self.hw = hw
         self.display = None
         if "display" in hw.PERIPHERALS:
             self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH, hw.DISPLAY_HEIGHT)
-        self.ctl = Controller(root, clock=clock, rng=rng or _dice_rng(),
+        self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
                               display=self.display,
                               integrity=_firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
@@ -166,6 +166,20 @@ def soak(lines):
     gc.collect()
     print(json.dumps({"ok": ok, "refused": refused, "mem_free": gc.mem_free(),
                       "mem_alloc": gc.mem_alloc()}))
+
+
+def play(plans_json):
+    """Many rounds in one call (a host's batch of simulated shoe rounds): each plan is
+    [lines before the deal's cards, the shoe's frames as text, lines after]. Prints one
+    JSON line per round: its last reply (the settlement), or the first refusal."""
+    for before, frames, after in json.loads(plans_json):
+        ctl = app().ctl
+        replies = [ctl.command(ln) for ln in before]
+        feed_shoe(frames.encode())
+        replies += app().poll()
+        replies += [ctl.command(ln) for ln in after]
+        bad = [r for r in replies if not r.get("ok")]
+        print(json.dumps(bad[0] if bad else replies[-1]))
 
 
 def feed_shoe(data):

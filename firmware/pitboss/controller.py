@@ -438,10 +438,15 @@ class Controller:
             d.result(t.game, rows, t.round)
             return
         st = t.status()
+        if st["phase"] == "dealing" and st["dealt"] % _DEAL_REDRAW:
+            # A full redraw is 1 KB over I2C (~25 ms at 400 kHz): while cards stream in,
+            # show the count every few cards; every phase change still redraws at once.
+            return
         d.status(t.game, st["seats"], t.round, st["phase"],
                  ("CARDS %d/%d" % (st["dealt"], st["to_deal"]),) if st["to_deal"] else ())
 
 
+_DEAL_REDRAW = 7  # cards between display updates during a deal (a Pai Gow packet)
 _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "set", "hw", "decide", "settle")
 # Commands that move the round; refused while a tilt is active.
 _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",

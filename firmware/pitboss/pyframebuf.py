@@ -70,9 +70,21 @@ class FrameBuffer:
             return
         xend, yend = min(self.width, x + w), min(self.height, y + h)
         x, y = max(x, 0), max(y, 0)
-        for yy in range(y, yend):
-            for xx in range(x, xend):
-                self._set(xx, yy, c)
+        # A page (8 rows) at a time: one byte per column holds all 8 of its pixels.
+        buf, stride = self.buf, self.stride
+        for page in range(y >> 3, ((yend - 1) >> 3) + 1):
+            top = page << 3
+            lo, hi = max(y, top) - top, min(yend, top + 8) - top
+            mask = ((1 << hi) - 1) & ~((1 << lo) - 1)
+            a, b = page * stride + x, page * stride + xend
+            if mask == 0xFF:
+                buf[a:b] = (b"\xff" if c else b"\x00") * (b - a)
+            elif c:
+                for i in range(a, b):
+                    buf[i] |= mask
+            else:
+                for i in range(a, b):
+                    buf[i] &= ~mask & 0xFF
 
     def fill(self, c):
         self.fill_rect(0, 0, self.width, self.height, c)
