@@ -48,7 +48,6 @@ def _compact(obj):
 class Controller:
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
                  integrity=None, segment_size=65536, keep=4, max_payload=6144):
-        self.clock = clock
         self._rng = rng
         self.display = display
         self._integrity = integrity  # callable() -> list of problems ([] = approved)
@@ -65,7 +64,6 @@ class Controller:
         # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
         # verb -> fn(args) -> reply dict.
         self.auth_commands = {}
-        self.booted = {}
         self.commands = dict(protocol.COMMANDS)
         for verb, fn in (("status", self.cmd_status), ("wager", self.cmd_wager),
                          ("deal", self.cmd_deal), ("card", self.cmd_card),
@@ -104,7 +102,6 @@ class Controller:
                 rep["meters_recovered"] = self.meters.recover(self.journal)
         except MetersCorrupt as e:
             self.raise_tilt("meters_corrupt", e.reason)
-        self.booted = rep
         self._show()
         return rep
 
