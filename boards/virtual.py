@@ -268,6 +268,13 @@ _led = None
 _buttons = None
 
 
+def reset():
+    """Forget the shared peripherals: the next factory call makes new ones (a host that
+    runs several simulated boards in one process, e.g. tests)."""
+    global _shoe, _i2c, _display, _led, _buttons
+    _shoe = _i2c = _display = _led = _buttons = None
+
+
 def shoe_uart():
     global _shoe
     if _shoe is None:

@@ -16,9 +16,9 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
-from pitboss import caribbean, evaluator, profiles, threecard
+from pitboss import profiles
 from pitboss.rng import Rng
-from pitboss.table import _sim_wagers, family
+from pitboss.table import Table, family, plays, sim_wagers
 
 _APP = "import pitboss.app as A\n"
 
@@ -74,7 +74,8 @@ class LocalTarget:
         from pitboss import app
         from pitboss.journal import OsFS
 
-        self._hw = _fresh_virtual(hw)
+        hw.reset()  # peripherals of its own, not another target's
+        self._hw = hw
         self.root = root or tempfile.mkdtemp(prefix="pitboss-local-")
         self.app = app.App(self._hw, root=self.root, check_firmware=False,
                            fs=OsFS(durable=durable))
@@ -92,14 +93,6 @@ class LocalTarget:
         from pitboss import auth
         auth.provision(key, self.root + "/auth")
         self.app.ctl.auth.load()
-
-
-def _fresh_virtual(hw):
-    # The virtual board module keeps one shared peripheral of each kind; a local target
-    # wants its own, so reset the module's singletons.
-    for attr in ("_shoe", "_i2c", "_display", "_led", "_buttons"):
-        setattr(hw, attr, None)
-    return hw
 
 
 class Configurator:
@@ -129,44 +122,31 @@ def plan_round(game, seats, seed):
 
     Deterministic in the seed: wagers from pitboss.rng, the Pai Gow dice rolled here and
     sent with `deal`, the deck shuffled by host_tools.shoe_sim; Pai Gow players take the
-    house way, Three Card Prime players play Q-6-4 or better, Caribbean players call with
-    ace-king or better (the strategies pitboss.table.simulate_round uses)."""
+    house way, the others decide as pitboss.table.plays() does."""
     p = profiles.get(game)
     fam = family(game)
     rng = Rng(seed)
+    # A throw-away Table of the same firmware gives the casino deal order.
+    t = Table({"game": game, "seats": seats})
     before = []
     for s in range(1, seats + 1):
-        w = _sim_wagers(fam, rng)
+        w = sim_wagers(fam, rng)
+        t.wager(s, w)
         before.append("wager %d %s" % (s, " ".join("%s=%d" % (k, w[k]) for k in sorted(w))))
     dice = rng.below(6) + rng.below(6) + rng.below(6) + 3
     before.append("deal %d" % dice if fam == "paigow" else "deal")
-    order = _deal_order(fam, p, seats, dice)
+    order = t.deal(dice if fam == "paigow" else None)["order"]
     deck = shoe_sim.shuffled_deck(seed, p.deck)[:len(order)]
     frames = shoe_sim.frames(deck)
     after = []
     if fam == "paigow":
         after = ["houseway %d" % s for s in range(1, seats + 1)]
     elif fam in ("threecard", "caribbean"):
-        at = threecard.PLAY_AT if fam == "threecard" else caribbean.CALL_AT
         for s in range(1, seats + 1):
             hand = [c for c, r in zip(deck, order) if r == s]
-            play = evaluator.score(p, hand) >= at
-            after.append("decide %d %s" % (s, "play" if play else "fold"))
+            after.append("decide %d %s" % (s, "play" if plays(game, hand) else "fold"))
     after.append("settle")
     return before, frames, after
-
-
-def _deal_order(fam, p, seats, dice):
-    # Mirrors pitboss.table.Table.deal (the test compares the board's reply with it).
-    if fam == "paigow":
-        start = (dice - 1) % 7 + 1
-        order = []
-        for i in range(7):
-            order += [(start - 1 + i) % 7] * 7
-        return order
-    if fam == "showdown":
-        return list(range(1, seats + 1)) * p.size
-    return (list(range(1, seats + 1)) + [0]) * p.size
 
 
 def play_rounds(target, game, seats, rounds, seed, config=None):

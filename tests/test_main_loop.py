@@ -32,8 +32,7 @@ def test_main_loop_on_micropython():
 def test_main_loop_on_cpython():
     import boards.virtual as hw
     from pitboss import app
-    for a in ("_shoe", "_i2c", "_display", "_led", "_buttons"):
-        setattr(hw, a, None)
+    hw.reset()
     a = app.App(hw, root=tempfile.mkdtemp(), check_firmware=False)
     rfd, wfd = os.pipe()
     os.write(wfd, LINES.encode())

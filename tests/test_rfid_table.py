@@ -23,8 +23,7 @@ class RFIDBoard:
     def __init__(self):
         self.chip, spi, cs, rst = F.reader([])
         self._rfid = (spi, cs, rst)
-        for a in ("_shoe", "_i2c", "_display", "_led", "_buttons"):
-            setattr(virtual, a, None)
+        virtual.reset()
         self.mod = types.SimpleNamespace(
             NAME="rfid-test", PERIPHERALS=("shoe", "rfid", "display"),
             DISPLAY_WIDTH=128, DISPLAY_HEIGHT=64, shoe_uart=virtual.shoe_uart,

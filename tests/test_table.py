@@ -8,6 +8,7 @@ import pytest
 from pitboss import table
 from pitboss.cards import CardError, JOKER, names, parse, parse_hand
 from pitboss.paytables import ConfigError
+from pitboss.rng import XorShift32
 from pitboss.table import Table, TableError
 
 
@@ -443,16 +444,16 @@ def test_showdown_round_split_pot():
 
 def test_xorshift32_reference_stream():
     # Marsaglia (2003), xorshift32 with shifts 13, 17, 5 from state 1
-    r = table.XorShift32(1)
+    r = XorShift32(1)
     assert [r.next32() for _ in range(3)] == [270369, 67634689, 2647435461]
-    assert table.XorShift32(0).state != 0
+    assert XorShift32(0).state != 0
 
 
 def test_shuffle_is_a_permutation_and_seeded():
-    a = table.shuffled(53, table.XorShift32(42))
+    a = table.shuffled(53, XorShift32(42))
     assert sorted(a) == list(range(53))
-    assert a == table.shuffled(53, table.XorShift32(42))
-    assert a != table.shuffled(53, table.XorShift32(43))
+    assert a == table.shuffled(53, XorShift32(42))
+    assert a != table.shuffled(53, XorShift32(43))
 
 
 @pytest.mark.parametrize("game", table.GAMES)

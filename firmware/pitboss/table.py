@@ -24,7 +24,7 @@ from pitboss.cards import CardError, JOKER, name, parse, parse_hand
 from pitboss.compat import const
 from pitboss.paytables import ConfigError
 from pitboss.profiles import get
-from pitboss.rng import XorShift32  # noqa: F401  (re-exported: table.XorShift32)
+from pitboss.rng import XorShift32
 
 CONFIGURED = "configured"
 WAGERS = "wagers"
@@ -505,7 +505,7 @@ def shuffled(n, rng):
     return rng.shuffle(list(range(n)))
 
 
-def _sim_wagers(fam, rng):
+def sim_wagers(fam, rng):
     # Odd amounts on purpose: they exercise the rounding of commission and odds.
     if fam == "paigow":
         return {"wager": 5 + rng.below(996)}
@@ -539,7 +539,7 @@ def simulate_round(game, seats, seed, config=None):
         given = None
     t = Table(cfg, rng=rng.below)
     for s in seat_list:
-        t.wager(s, given[s] if given else _sim_wagers(fam, rng))
+        t.wager(s, given[s] if given else sim_wagers(fam, rng))
     p = get(game)
     deck = shuffled(p.deck, rng)
     t.deal()
@@ -552,7 +552,12 @@ def simulate_round(game, seats, seed, config=None):
             t.set_house_way(s)
     elif t.phase == DECIDING:
         for s in seat_list:
-            sc = evaluator.score(p, t.hand(s))
-            at = threecard.PLAY_AT if fam == "threecard" else caribbean.CALL_AT
-            t.decide(s, sc >= at)
+            t.decide(s, plays(game, t.hand(s)))
     return t.settle()
+
+
+def plays(game, hand):
+    """The simulated player's decision: Three Card Prime plays Q-6-4 or better, Caribbean
+    calls with ace-king or better."""
+    at = threecard.PLAY_AT if family(game) == "threecard" else caribbean.CALL_AT
+    return evaluator.score(get(game), hand) >= at

@@ -18,7 +18,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { copyIntoVM } from "./vmfs.mjs";
+import { copyIntoVM, writeAll } from "./vmfs.mjs";
 
 const PKG = "@micropython/micropython-webassembly-pyscript";
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,13 +41,6 @@ function fixErrno(text) {
   return text
     .replace(/OSError: (\d+)/g, (m, n) => (n in ERRNO ? `OSError: ${ERRNO[n]}` : m))
     .replace(/\[Errno (\d+)\]/g, (m, n) => (n in ERRNO ? `[Errno ${ERRNO[n]}]` : m));
-}
-function writeAll(fd, buf) {
-  let off = 0;
-  while (off < buf.length) {
-    try { off += fs.writeSync(fd, buf, off); }
-    catch (e) { if (e.code !== "EAGAIN") throw e; Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2); }
-  }
 }
 function flushOut() {
   if (!out.length) return;

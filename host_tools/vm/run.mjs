@@ -14,7 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
-import { copyIntoVM } from "./vmfs.mjs";
+import { copyIntoVM, writeAll } from "./vmfs.mjs";
 
 const PKG = "@micropython/micropython-webassembly-pyscript";
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -60,13 +60,6 @@ const scriptName = code !== null ? "-c" : scriptPath;
 // Output is buffered and written synchronously, and flushed before every stdin read, so a
 // host tool can talk to the script line by line (prompt, answer, prompt...).
 let outBuf = [];
-function writeAll(fd, buf) {
-  let off = 0;
-  while (off < buf.length) {
-    try { off += fs.writeSync(fd, buf, off); }
-    catch (e) { if (e.code !== "EAGAIN") throw e; Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2); }
-  }
-}
 function flushOut() {
   if (outBuf.length) { writeAll(1, Buffer.from(outBuf)); outBuf = []; }
 }
