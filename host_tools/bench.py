@@ -374,8 +374,9 @@ def compile_firmware(dest, *flags):
     pkg = Path(dest) / "pitboss"
     pkg.mkdir(parents=True, exist_ok=True)
     fallback = []
-    for src in sorted((FIRMWARE / "pitboss").glob("*.py")):
-        out = pkg / (src.stem + ".mpy")
+    for src in sorted((FIRMWARE / "pitboss").rglob("*.py")):  # with pitboss/games/
+        out = pkg / src.relative_to(FIRMWARE / "pitboss").with_suffix(".mpy")
+        out.parent.mkdir(parents=True, exist_ok=True)
         r = mpy_cross(src, out, *flags)
         if r.returncode and flags:
             fallback.append(src.stem)

@@ -197,7 +197,8 @@ def bench_treys():
 
 def bench_paigow(rng):
     try:
-        from pitboss import paigow, evaluator, profiles
+        from pitboss import evaluator, profiles
+        from pitboss.games import paigow
     except ImportError as e:
         OUT["paigow_ms"] = None
         OUT["paigow_note"] = "n/a: pitboss.paigow not importable (%s)" % e

@@ -9,14 +9,14 @@ import sys
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from pitboss import profiles
-from pitboss.cards import CardError
+from pitboss.errors import Refused
 from pitboss.protocol import rank_reply
 
 EXIT_BAD_INPUT = 2
 
 
 def rank_json(gid, tokens, best=False):
-    """The JSON object `rank` prints for one hand; raises CardError on bad input.
+    """The JSON object `rank` prints for one hand; raises Refused on bad input.
     The board builds its reply with the same firmware function."""
     return rank_reply(gid, tokens, best)
 
@@ -34,20 +34,20 @@ def cmd_rank(args):
             return _fail("rank --batch reads hands from stdin; give no cards")
         try:
             profiles.get(args.game)
-        except CardError as e:
+        except Refused as e:
             return _fail(str(e))
         for n, line in enumerate(sys.stdin, 1):
             if not line.strip():
                 continue
             try:
                 _emit(rank_json(args.game, line, args.best))
-            except CardError as e:
-                _emit({"error": str(e), "kind": e.kind, "line": n})
+            except Refused as e:
+                _emit({"error": str(e), "kind": e.code, "line": n})
             sys.stdout.flush()
         return 0
     try:
         _emit(rank_json(args.game, args.cards, args.best))
-    except CardError as e:
+    except Refused as e:
         return _fail(str(e))
     return 0
 
@@ -56,7 +56,7 @@ def cmd_census(args):
     from host_tools.census import census
     try:
         profiles.get(args.game)
-    except CardError as e:
+    except Refused as e:
         return _fail(str(e))
     _emit(census(args.game, args.method, args.workers))
     return 0

@@ -16,9 +16,10 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
-from pitboss import profiles
+from pitboss import games, profiles
+from pitboss.cards import names, parse_hand
 from pitboss.rng import Rng
-from pitboss.table import Table, family, plays, sim_wagers
+from pitboss.table import Table
 
 _APP = "import pitboss.app as A\n"
 
@@ -120,33 +121,47 @@ class Configurator:
 def plan_round(game, seats, seed):
     """(before, frames, after) protocol lines and shoe bytes for one seeded round.
 
-    Deterministic in the seed: wagers from pitboss.rng, the Pai Gow dice rolled here and
-    sent with `deal`, the deck shuffled by host_tools.shoe_sim; Pai Gow players take the
-    house way, the others decide as pitboss.table.plays() does."""
+    Deterministic in the seed: wagers from pitboss.rng, the dice rolled here (sent with
+    `deal` to a game dealt with dice), the deck shuffled by host_tools.shoe_sim; each
+    player decides as the game module's sim_decision() says. The game is asked through
+    the registry (pitboss.games): nothing here knows which game it plans."""
     p = profiles.get(game)
-    fam = family(game)
+    g = games.module(game)
     rng = Rng(seed)
-    # A throw-away Table of the same firmware gives the casino deal order.
+    # A throw-away Table of the same firmware gives the casino deal order, and is dealt
+    # the same cards so the simulated players see their hands.
     t = Table({"game": game, "seats": seats})
     before = []
     for s in range(1, seats + 1):
-        w = sim_wagers(fam, rng)
+        w = g.sim_wagers(rng)
         t.wager(s, w)
         before.append("wager %d %s" % (s, " ".join("%s=%d" % (k, w[k]) for k in sorted(w))))
     dice = rng.below(6) + rng.below(6) + rng.below(6) + 3
-    before.append("deal %d" % dice if fam == "paigow" else "deal")
-    order = t.deal(dice if fam == "paigow" else None)["order"]
+    before.append("deal %d" % dice if g.DICE else "deal")
+    order = t.deal(dice if g.DICE else None)["order"]
     deck = shoe_sim.shuffled_deck(seed, p.deck)[:len(order)]
+    for c in deck:
+        t.card_in(c)
     frames = shoe_sim.frames(deck)
     after = []
-    if fam == "paigow":
-        after = ["houseway %d" % s for s in range(1, seats + 1)]
-    elif fam in ("threecard", "caribbean"):
-        for s in range(1, seats + 1):
-            hand = [c for c, r in zip(deck, order) if r == s]
-            after.append("decide %d %s" % (s, "play" if plays(game, hand) else "fold"))
+    for s in range(1, seats + 1):
+        d = g.sim_decision(t, s)
+        if d is not None:
+            after.append(decision_line(s, d[0], d[1]))
     after.append("settle")
     return before, frames, after
+
+
+def decision_line(seat, verb, ev):
+    """The bench-protocol line for a seat's decision (an event of Table.decisions())."""
+    if verb == "hw":
+        return "houseway %d" % seat
+    if verb == "decide":
+        return "decide %d %s" % (seat, "play" if ev["play"] else "fold")
+    if verb == "set":
+        return "hand %d %s / %s" % (seat, " ".join(names(parse_hand(ev["high"]))),
+                                    " ".join(names(parse_hand(ev["low"]))))
+    raise ValueError("no protocol line for the decision %r" % (verb,))
 
 
 def play_rounds(target, game, seats, rounds, seed, config=None):

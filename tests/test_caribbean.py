@@ -6,9 +6,10 @@ not the raises). Default paytable: 100/50/20/7/5/4/3/2/1/1 (= 58 Pa. Code § 671
 """
 import pytest
 
-from pitboss import caribbean, evaluator, paytables
+from pitboss import evaluator, paytables
+from pitboss.games import caribbean
 from pitboss.cards import parse_hand
-from pitboss.paytables import ConfigError
+from pitboss.errors import Refused
 
 H = parse_hand
 DEALER_AK = "Ad Kc 5s 4h 2c"  # ace-king: the weakest kind of qualifying hand
@@ -58,7 +59,7 @@ def test_every_paytable_line(line):
     ("Qs Ks As 2h 3d", True),    # Q-K-A-2-3 is no straight, but it is ace-king high
 ])
 def test_dealer_qualifies_with_ace_king_or_better(hand, q):
-    assert caribbean.qualifies(evaluator.score(caribbean.P, H(hand))) is q
+    assert caribbean.qualifies(evaluator.score(caribbean.profile(), H(hand))) is q
 
 
 @pytest.mark.parametrize("player", ["2s 3h 5d 7c 9s", "Qs Qh 8c 6d 3c"])
@@ -108,6 +109,6 @@ def test_configured_paytable_and_rounding():
     ("call", "must be a dict"),
 ])
 def test_paytable_override_refused(over, msg):
-    with pytest.raises(ConfigError) as e:
+    with pytest.raises(Refused) as e:
         paytables.resolve(caribbean.PAYTABLES, over)
     assert msg in str(e.value)

@@ -57,7 +57,7 @@ def test_unknown_uid_is_an_error_naming_it():
     dm = registered()
     with pytest.raises(DeckError, match="unknown RFID tag 04FF0000000007") as e:
         dm.lookup(bytes.fromhex("04FF0000000007"))
-    assert e.value.kind == "unknown_uid"
+    assert e.value.code == "unknown_uid"
 
 
 def test_a_tag_read_twice_is_refused_and_nothing_is_lost():
@@ -81,7 +81,7 @@ def test_a_tag_of_another_deck_cannot_be_registered_again():
     assert reg.expected() == parse("2s")
     with pytest.raises(DeckError, match="tag 04010000000000 is both 2s and 2s of deck 1") as e:
         dm.add_deck([(c, uids(1)[0]) for c in deckmap.new_deck_order()])
-    assert e.value.kind == "duplicate_uid" and len(dm) == 1
+    assert e.value.code == "duplicate_uid" and len(dm) == 1
 
 
 def test_undo_and_incomplete_commit():
@@ -92,7 +92,7 @@ def test_undo_and_incomplete_commit():
     assert reg.undo() == parse("3s") and reg.expected() == parse("3s")
     with pytest.raises(DeckError, match="incomplete: 1 of 52 cards read, next 3s") as e:
         reg.commit()
-    assert e.value.kind == "incomplete" and len(dm) == 0
+    assert e.value.code == "incomplete" and len(dm) == 0
     with pytest.raises(DeckError, match="5 bytes, not 4, 7 or 10"):
         reg.add(b"\x01\x02\x03\x04\x05")
 
@@ -164,7 +164,7 @@ def test_corrupted_files_are_refused_by_line_or_checksum(tmp_path):
     good = registered().dumps()
     with pytest.raises(DeckError, match="checksum .* does not match") as e:
         DeckMap.loads(_flip(good, 40), "deckmap.txt")
-    assert e.value.kind == "bad_file"
+    assert e.value.code == "bad_file"
     with pytest.raises(DeckError, match="no crc32 line"):
         DeckMap.loads(good[:500])
     with pytest.raises(DeckError, match="malformed crc32 line"):

@@ -32,7 +32,7 @@ def test_card_parser_names_what_is_wrong(token):
     try:
         c = parse(token)
     except CardError as e:
-        assert e.kind == "unknown_card" and str(e)
+        assert e.code == "unknown_card" and str(e)
     else:
         assert 0 <= c <= 52
 
@@ -43,7 +43,7 @@ def test_hand_parser_never_crashes(text):
     try:
         ids = parse_hand(text)
     except CardError as e:
-        assert e.kind == "unknown_card"
+        assert e.code == "unknown_card"
     else:
         assert all(0 <= c <= 52 for c in ids)
 

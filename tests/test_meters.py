@@ -306,13 +306,13 @@ TABLE_GAMES = ("pa-three-card-prime", "qc-caribbean", "pr-pai-gow", "pr-pai-gow-
 
 
 def test_lines_from_the_table_engine_result():
-    from pitboss import table
+    from pitboss.sim import simulate_round
     from pitboss.meters import lines_from_result
     m = Meters(MP, MemFS()).load()
     seq = 0
     for game in TABLE_GAMES:
         for seed in range(4):
-            r = table.simulate_round(game, 3, seed)
+            r = simulate_round(game, 3, seed)
             lines = lines_from_result(r)
             assert lines and all(w >= 0 and p >= 0 for _, w, p in lines)
             # What the players got back less what they staked is what the house lost.
@@ -321,5 +321,5 @@ def test_lines_from_the_table_engine_result():
             m.apply(seq, r["game"], [list(l) for l in lines])
     assert m.totals()["rounds"] == 24
     assert m.totals()["paid"] - m.totals()["wagered"] == sum(
-        -table.simulate_round(g, 3, s)["house_net"]
+        -simulate_round(g, 3, s)["house_net"]
         for g in TABLE_GAMES for s in range(4))

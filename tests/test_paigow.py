@@ -8,13 +8,14 @@ import random
 
 import pytest
 
-from pitboss import evaluator, paigow
-from pitboss.cards import CardError, JOKER, names, parse_hand
-from pitboss.paytables import ConfigError
+from pitboss import evaluator, profiles
+from pitboss.cards import JOKER, names, parse_hand
+from pitboss.errors import Refused
+from pitboss.games import paigow
 
-P = paigow.high_profile("pr-pai-gow")
-P_A5 = paigow.high_profile("pr-pai-gow-a5-low")
-LOW = paigow.LOW
+P = profiles.get("pr-pai-gow")
+P_A5 = profiles.get("pr-pai-gow-a5-low")
+LOW = paigow.low()
 
 
 def H(text):
@@ -81,9 +82,9 @@ def test_ways_are_the_21_partitions():
     ("As Kd 9c 7h 5s", "4s 2c", "not_dealt"),
 ])
 def test_check_setting_refuses(high, low, kind):
-    with pytest.raises(CardError) as e:
+    with pytest.raises(Refused) as e:
         paigow.check_setting(H("As Kd 9c 7h 5s 3d 2c"), H(high), H(low))
-    assert e.value.kind == kind
+    assert e.value.code == kind
 
 
 # ---- the house way --------------------------------------------------------------------
@@ -216,9 +217,9 @@ def test_two_pair_rule_is_configuration():
       "keep": dict(paigow.TRUMP_PLAZA["keep"], **{"mid-mid": "A"})}, "unknown pair class"),
 ])
 def test_two_pair_rule_config_refused(cfg, msg):
-    with pytest.raises(ConfigError) as e:
+    with pytest.raises(Refused) as e:
         paigow.two_pair_rule(cfg)
-    assert msg in str(e.value) and e.value.kind == "bad_config"
+    assert msg in str(e.value) and e.value.code == "bad_config"
 
 
 @pytest.mark.parametrize("hand, high, low, rule", [
@@ -283,13 +284,13 @@ def test_house_way_never_fouls_and_uses_each_card_once(p):
 
 
 def test_house_way_refuses_bad_hands():
-    with pytest.raises(CardError) as e:
+    with pytest.raises(Refused) as e:
         paigow.house_way(P, H("As Kd 9c 7h 5s 3d"))
-    assert e.value.kind == "wrong_count"
-    with pytest.raises(CardError) as e:
+    assert e.value.code == "wrong_count"
+    with pytest.raises(Refused) as e:
         paigow.house_way(P, H("As As 9c 7h 5s 3d 2c"))
-    assert e.value.kind == "duplicate_card"
-    with pytest.raises(CardError):
+    assert e.value.code == "duplicate_card"
+    with pytest.raises(Refused):
         paigow.house_way(P, [JOKER, JOKER, 1, 2, 3, 4, 5])
 
 

@@ -2,7 +2,7 @@
 
 tests/mp/settlement_rounds.py plays 200 seeded rounds of every table game (nj-5card,
 nj-3card, qc-caribbean, pa-three-card-prime with the All-Six Bonus, pr-pai-gow,
-pr-pai-gow-a5-low) through pitboss.table.simulate_round, whose xorshift32 shuffles alike
+pr-pai-gow-a5-low) through pitboss.sim.simulate_round, whose xorshift32 shuffles alike
 on both interpreters, and prints each round's whole settlement as one canonical line.
 The same script runs on the VM and under CPython; the lines must be identical.
 """
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from pitboss import table
+from pitboss import games
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -22,7 +22,7 @@ ROUNDS = 200
 
 def _rounds(stdout):
     lines = stdout.splitlines()
-    assert lines and lines[-1] == "ROUNDS-DONE %d" % (ROUNDS * len(table.GAMES)), \
+    assert lines and lines[-1] == "ROUNDS-DONE %d" % (ROUNDS * len(games.ids())), \
         stdout[-2000:]
     out = {}
     for line in lines[:-1]:
@@ -67,7 +67,7 @@ def _fields(text):
 
 def test_vm_settles_every_round_like_cpython(vm, cpython):
     assert set(vm) == set(cpython)
-    for game in table.GAMES:
+    for game in games.ids():
         assert sum(1 for g, _ in vm if g == game) == ROUNDS
     for key in sorted(cpython):
         if vm[key] != cpython[key]:
@@ -80,7 +80,7 @@ def test_vm_settles_every_round_like_cpython(vm, cpython):
 def test_the_rounds_cover_the_rules(cpython):
     """The cross-check is only as good as what the rounds exercise."""
     text = {g: " ".join(v for (gg, _), v in cpython.items() if gg == g)
-            for g in table.GAMES}
+            for g in games.ids()}
     for g in ("pr-pai-gow", "pr-pai-gow-a5-low"):
         for want in ("outcome:win", "outcome:push", "outcome:lose", "high_result:copy",
                      "rule:two_pair_split", "rule:two_pair_keep", "rule:no_pair",

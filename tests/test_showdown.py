@@ -5,11 +5,13 @@ division go one each to the tied seats, lowest seat number first (our rule).
 """
 import pytest
 
-from pitboss import showdown
-from pitboss.cards import CardError, parse_hand
+from pitboss import games, profiles
+from pitboss.cards import parse_hand
+from pitboss.errors import Refused
+from pitboss.games import showdown
 
-P5 = showdown.profile("nj-5card")
-P3 = showdown.profile("nj-3card")
+P5 = profiles.get("nj-5card")
+P3 = profiles.get("nj-3card")
 
 
 def run(p, hands, antes):
@@ -78,7 +80,11 @@ def test_split_pot(pot, seats, want):
     assert got == want and sum(got.values()) == pot
 
 
-def test_not_a_showdown_game():
-    with pytest.raises(CardError) as e:
-        showdown.profile("pr-pai-gow")
-    assert e.value.kind == "unknown_game"
+def test_the_registry_names_each_games_family():
+    # The one game -> family map (pitboss.games): a showdown game is played by this
+    # module and no other.
+    assert games.module("nj-5card") is showdown and games.module("nj-3card") is showdown
+    assert games.family("pr-pai-gow") == "paigow"
+    with pytest.raises(Refused) as e:
+        games.family("blackjack")
+    assert e.value.code == "unknown_game"

@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from pitboss import table
+from pitboss import games, sim, table
 from pitboss.cards import CardError, JOKER, names, parse, parse_hand
-from pitboss.paytables import ConfigError
+from pitboss.errors import Refused
 from pitboss.rng import XorShift32
-from pitboss.table import Table, TableError
+from pitboss.table import Table
 
 
 def snapshot(t):
@@ -18,11 +18,11 @@ def snapshot(t):
 
 
 def refused(t, kind, fn, *args, **kw):
-    """fn(*args) must raise a CardError of `kind` and change nothing."""
+    """fn(*args) must raise a refusal of code `kind` and change nothing."""
     before = snapshot(t)
-    with pytest.raises(CardError) as e:
+    with pytest.raises(Refused) as e:
         fn(*args, **kw)
-    assert e.value.kind == kind, str(e.value)
+    assert e.value.code == kind, str(e.value)
     assert snapshot(t) == before
     return str(e.value)
 
@@ -88,15 +88,22 @@ def plain(o):
     ("qc-caribbean", "bad_config", "must be a dict"),
 ])
 def test_config_refused(config, kind, msg):
-    with pytest.raises(CardError) as e:
+    with pytest.raises(Refused) as e:
         Table(config)
-    assert e.value.kind == kind and msg in str(e.value), str(e.value)
+    assert e.value.code == kind and msg in str(e.value), str(e.value)
 
 
-def test_refusals_are_card_errors_with_a_kind():
-    # one except clause (CardError) catches them all; .kind tells them apart
-    assert issubclass(TableError, CardError) and issubclass(ConfigError, CardError)
-    assert ConfigError("x").kind == "bad_config"
+def test_refusals_have_one_shape():
+    # one except clause (Refused) catches them all; .code tells them apart
+    assert CardError is Refused and issubclass(Refused, ValueError)
+    e = Refused("bad_config", "seats must be an int")
+    assert e.code == "bad_config" and str(e) == "seats must be an int"
+    assert not hasattr(e, "kind") and not hasattr(e, "reason")
+    for bad, code in (({"game": "qc-caribbean", "seats": 0}, "bad_config"),
+                      ({"game": "blackjack"}, "unknown_game")):
+        with pytest.raises(Refused) as got:
+            Table(bad)
+        assert type(got.value) is Refused and got.value.code == code
 
 
 def test_config_round_trips_as_plain_data():
@@ -450,24 +457,24 @@ def test_xorshift32_reference_stream():
 
 
 def test_shuffle_is_a_permutation_and_seeded():
-    a = table.shuffled(53, XorShift32(42))
+    a = sim.shuffled(53, XorShift32(42))
     assert sorted(a) == list(range(53))
-    assert a == table.shuffled(53, XorShift32(42))
-    assert a != table.shuffled(53, XorShift32(43))
+    assert a == sim.shuffled(53, XorShift32(42))
+    assert a != sim.shuffled(53, XorShift32(43))
 
 
-@pytest.mark.parametrize("game", table.GAMES)
+@pytest.mark.parametrize("game", games.ids())
 def test_simulate_round_is_deterministic_plain_and_balanced(game):
-    a = table.simulate_round(game, 3, 99)
-    assert a == table.simulate_round(game, 3, 99)
+    a = sim.simulate_round(game, 3, 99)
+    assert a == sim.simulate_round(game, 3, 99)
     assert plain(a)
     assert a["house_net"] == -sum(s["amount"] for s in a["seats"])
     assert [s["seat"] for s in a["seats"]] == [1, 2, 3]
 
 
 def test_simulate_round_takes_wagers_and_config():
-    r = table.simulate_round("pr-pai-gow", {2: {"wager": 1010}}, 5,
-                             {"house": {"commission_bps": 400}})
+    r = sim.simulate_round("pr-pai-gow", {2: {"wager": 1010}}, 5,
+                           {"house": {"commission_bps": 400}})
     s = r["seats"][0]
     assert s["wagers"] == {"wager": 1010}
     if s["outcome"] == "win":

@@ -6,9 +6,10 @@ Odds' Three Card Prime rules 7-14.
 """
 import pytest
 
-from pitboss import paytables, threecard
+from pitboss import paytables
+from pitboss.games import threecard
 from pitboss.cards import parse_hand
-from pitboss.paytables import ConfigError
+from pitboss.errors import Refused
 
 H = parse_hand
 QUALIFIED = "Qd Jc 2h"    # queen high, the weakest kind of qualifying hand
@@ -51,7 +52,7 @@ def settle(player, dealer, played=True, wagers=None, bad_beat="straight", t=None
 ])
 def test_dealer_qualifies_with_queen_high_or_better(hand, q):
     from pitboss import evaluator
-    assert threecard.qualifies(evaluator.score(threecard.P3, H(hand))) is q
+    assert threecard.qualifies(evaluator.score(threecard.profile(), H(hand))) is q
 
 
 @pytest.mark.parametrize("line", sorted(HANDS3))
@@ -198,9 +199,9 @@ def test_fractional_odds_round_down():
     ("bonus", {"x": 1}, "unknown paytable"),
 ])
 def test_paytable_override_refused(kind, table, msg):
-    with pytest.raises(ConfigError) as e:
+    with pytest.raises(Refused) as e:
         paytables.validate(kind, table)
-    assert msg in str(e.value) and e.value.kind == "bad_config"
+    assert msg in str(e.value) and e.value.code == "bad_config"
 
 
 def test_default_paytables_validate_and_name_their_source():

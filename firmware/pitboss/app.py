@@ -15,7 +15,7 @@ from pitboss.cards import name
 from pitboss.compat import missing
 from pitboss.deckmap import DEFAULT_PATH, DeckError, DeckMap, Registration, uid_hex
 from pitboss.mfrc522 import MFRC522
-from pitboss.protocol import ProtocolError
+from pitboss.errors import Refused
 from pitboss.shoe import RFIDShoe, SerialShoe
 
 _app = None
@@ -67,10 +67,14 @@ class App:
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----
     def cmd_deck_register(self, args):
         if self.reader is None:
-            raise ProtocolError("no_reader", "this board has no RFID reader")
+            raise Refused("no_reader", "this board has no RFID reader")
         if not self.ctl.between_rounds():
-            raise ProtocolError("wrong_phase", "register a deck between rounds")
-        size = int(args[0]) if args else 52
+            raise Refused("wrong_phase", "register a deck between rounds")
+        size = 52
+        if args:
+            if not args[0].isdigit():
+                raise Refused("bad_args", "usage: deck-register [52|53], got %r" % args[0])
+            size = int(args[0])
         self.registration = Registration(self.deckmap, size=size)
         return self.cmd_deck(())
 
@@ -98,7 +102,7 @@ class App:
         try:
             card = reg.add(uid)
         except DeckError as e:  # read twice / another deck's tag: present the right card
-            return [{"ok": False, "error": {"code": e.kind, "message": str(e)}}]
+            return [{"ok": False, "error": {"code": e.code, "message": str(e)}}]
         reply = {"ok": True, "registered": name(card), "uid": uid_hex(uid)}
         if reg.done():
             reply["deck"] = reg.commit()

@@ -5,6 +5,7 @@
 # so `id >> 2` is the rank and `id & 3` the suit: the evaluator needs both per card and
 # gets them with one shift or mask, no table. All IDs are small ints on every port.
 from pitboss.compat import const
+from pitboss.errors import Refused
 
 JOKER = const(52)
 DECK52 = const(52)
@@ -13,20 +14,17 @@ RANKS = "23456789TJQKA"
 SUITS = "shdc"
 
 
-class CardError(ValueError):
-    """Bad input: `kind` is a stable code for machines, the message names the culprit."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
+# The evaluator's and the parser's refusals: the one refusal type (pitboss.errors) under
+# the name the evaluator API documents; `.code` is the stable code.
+CardError = Refused
 
 
 def parse(token):
-    """'As', 'td', 'JK' -> card ID. Raises CardError('unknown_card') naming the token."""
+    """'As', 'td', 'JK' -> card ID. Raises Refused('unknown_card') naming the token."""
     if isinstance(token, int):
         if 0 <= token <= JOKER:
             return token
-        raise CardError("unknown_card", "unknown card id %r" % (token,))
+        raise Refused("unknown_card", "unknown card id %r" % (token,))
     if len(token) == 2:
         t = token.upper()
         if t == "JK":
@@ -35,14 +33,14 @@ def parse(token):
         s = SUITS.find(t[1].lower())
         if r >= 0 and s >= 0:
             return r * 4 + s
-    raise CardError("unknown_card", "unknown card %r" % (token,))
+    raise Refused("unknown_card", "unknown card %r" % (token,))
 
 
 def name(cid):
     if cid == JOKER:
         return "Jk"
     if not 0 <= cid < JOKER:
-        raise CardError("unknown_card", "unknown card id %r" % (cid,))
+        raise Refused("unknown_card", "unknown card id %r" % (cid,))
     return RANKS[cid >> 2] + SUITS[cid & 3]
 
 

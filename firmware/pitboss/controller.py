@@ -7,9 +7,10 @@
 #   wager   {"ev":"wager","seat":3,"w":{"ante":500}}
 #   deal    {"ev":"deal","dice":12}              the dice are journalled, never re-rolled
 #   card    {"ev":"card","c":48}
-#   set     {"ev":"set","seat":3,"high":[..],"low":[..]}
-#   hw      {"ev":"hw","seat":3}                 house way asked for
-#   decide  {"ev":"decide","seat":3,"play":true}
+#   a seat's decision after the deal, named by the game's DECISIONS (pitboss.games):
+#   set     {"ev":"set","seat":3,"high":[..],"low":[..]}     Pai Gow
+#   hw      {"ev":"hw","seat":3}                 house way asked for (Pai Gow)
+#   decide  {"ev":"decide","seat":3,"play":true}             Three Card Prime, Caribbean
 #   settle  {"ev":"settle","game":G,"round":N,"lines":[[type,wagered,paid]..],"result":{..}}
 # An event is applied to the table first (which checks everything and changes nothing
 # when it refuses), then appended to the journal, then answered. A power cut before the
@@ -20,15 +21,22 @@
 # of the round in play), so replay never needs a rotated-out segment. At boot the newest
 # snapshot and the records after it are re-applied with journalling off; a settlement is
 # recomputed and must equal the journalled one, or the table tilts.
+#
+# command() and shoe_card() never raise: a refusal (pitboss.errors.Refused) is an error
+# reply that changed nothing; anything else raised inside a command is a bug or a fault,
+# answered `internal_error` (an OSError: `storage_error`) and halting the table with a
+# tilt of that code, since the state it left cannot be vouched for.
 import json
 
 from pitboss import protocol
 from pitboss.auth import Auth
-from pitboss.cards import CardError, name, parse
+from pitboss.cards import name, parse
+from pitboss.errors import Refused
 from pitboss.journal import KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError
 from pitboss.meters import Meters, MetersCorrupt, lines_from_result
 from pitboss.table import SETTLED, Table
-from pitboss.tilt import Tilt
+from pitboss.tilt import CODES as TILT_CODES
+from pitboss.tilt import Tilt, check_operator
 
 RECALL_MAX = 50
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
@@ -37,7 +45,7 @@ _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table ti
 # dropped, bad card, conflict, duplicate, unknown tag, wrong deck, collision.
 _SHOE_TILTS = {5: "shoe_fault", 4: "shoe_fault", 7: "shoe_fault", 10: "duplicate_card",
                11: "unknown_rfid_tag", 12: "unknown_rfid_tag", 13: "shoe_fault"}
-# CardError kinds from the table that halt play rather than just refuse the input.
+# Refusal codes from the table that halt play rather than just refuse the input.
 _CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
 
 
@@ -60,6 +68,9 @@ class Controller:
         self.table = None
         self._events = []  # the round in play, for the next snapshot
         self._replaying = False
+        # A tilt the tilt store itself failed to take (raise_tilt): still halts the table
+        # for this power cycle.
+        self._unrecorded = None
         self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
         # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
         # verb -> fn(args) -> reply dict.
@@ -94,7 +105,7 @@ class Controller:
             rep["replayed"] = self._replay()
         except JournalCorrupt as e:
             self.raise_tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
-        except (CardError, ValueError, KeyError, TypeError) as e:
+        except (ValueError, KeyError, TypeError) as e:  # Refused is a ValueError
             self.raise_tilt("journal_corrupt", "replay: %s" % e)
         try:
             self.meters.load()  # even with a damaged journal: quarantine numbers after it
@@ -113,7 +124,8 @@ class Controller:
                 obj = json.loads(payload)
                 if kind == KIND_SNAPSHOT:
                     self._restore(obj)
-                elif obj.get("ev") in _ROUND_EVENTS:
+                elif obj.get("ev") in _ROUND_EVENTS or (
+                        self.table is not None and obj.get("ev") in self.table.decisions()):
                     self._apply(obj)
                 else:
                     continue  # a log entry (auth_refused): no state in it
@@ -142,7 +154,7 @@ class Controller:
 
     # ---- events ----------------------------------------------------------------------
     def _apply(self, ev):
-        """Apply one event to the table (raises CardError, changing nothing, if the
+        """Apply one event to the table (raises Refused, changing nothing, if the
         table refuses it); journal it unless replaying. Returns the table's answer."""
         kind = ev["ev"]
         if not self._replaying:
@@ -151,8 +163,8 @@ class Controller:
         t = self.table
         if kind == "config":
             if t is not None and t.phase not in ("configured", SETTLED):
-                raise CardError("wrong_phase", "finish or void the round (newround) "
-                                "before changing the configuration")
+                raise Refused("wrong_phase", "finish or void the round (newround) "
+                              "before changing the configuration")
             t = Table(ev["cfg"], rng=self._rng)
             if self.table is not None:
                 t.round = self.table.round
@@ -161,7 +173,7 @@ class Controller:
             self._events = []
             self._new_shuffle()
         elif t is None:
-            raise CardError("not_configured", "the table has no configuration yet")
+            raise Refused("not_configured", "the table has no configuration yet")
         elif kind == "new":
             t.new_round()
             self._events = []
@@ -174,12 +186,6 @@ class Controller:
             ev = {"ev": "deal", "dice": out["dice"]}  # journal the roll, not the request
         elif kind == "card":
             out = t.card_in(ev["c"])
-        elif kind == "set":
-            out = t.set_hand(ev["seat"], ev["high"], ev["low"])
-        elif kind == "hw":
-            out = t.set_house_way(ev["seat"])
-        elif kind == "decide":
-            out = t.decide(ev["seat"], ev["play"])
         elif kind == "settle":
             out = t.settle()
             lines = [list(x) for x in lines_from_result(out)]
@@ -190,7 +196,8 @@ class Controller:
             ev = {"ev": "settle", "game": out["game"], "round": out["round"],
                   "lines": lines, "result": out}
         else:
-            raise ValueError("unknown event %r" % kind)
+            # A seat's decision; the table refuses one its game does not take.
+            out = t.choose(ev["seat"], kind, ev)
         if kind not in ("config", "new", "settle"):
             self._events.append(ev)
         elif kind == "settle":
@@ -209,8 +216,8 @@ class Controller:
             self.journal.reserve()
         except (OSError, JournalError) as e:
             self.raise_tilt("storage_error", "journal: %s" % e)
-            raise CardError("storage_error", "the journal could not be written; the table "
-                            "is halted")
+            raise Refused("storage_error", "the journal could not be written; the table "
+                          "is halted")
 
     def _append(self, ev):
         try:
@@ -218,17 +225,49 @@ class Controller:
         except (OSError, JournalError) as e:
             # The table is ahead of flash now: halt; a reboot replays what is durable.
             self.raise_tilt("storage_error", "journal append: %s" % e)
-            raise CardError("storage_error", "the journal could not be written; the table "
-                            "is halted")
+            raise Refused("storage_error", "the journal could not be written; the table "
+                          "is halted")
 
     def raise_tilt(self, code, detail=""):
-        """Halt the table: persisted, logged with the time, shown on the display."""
+        """Halt the table: persisted, logged with the time, shown on the display. Never
+        raises: a tilt that cannot be recorded still halts the table in RAM."""
         try:
             self.tilt.raise_tilt(code, detail, max(self.journal.last_seq, 0))
         except OSError:
             pass  # raise_tilt halts in RAM first; the table stays halted this power cycle
-        if self.display is not None:
-            self.display.alarm(code.replace("_", " "), detail)
+        except Exception:  # the tilt store itself failed: halt here instead
+            self._unrecorded = {"n": 0, "code": code, "detail": detail[:80], "time": 0,
+                                "jseq": 0}
+        try:
+            if self.display is not None:
+                self.display.alarm(code.replace("_", " "), detail)
+        except Exception:
+            pass  # a broken display must not hide the tilt from the host
+
+    def halted(self):
+        return self._unrecorded is not None or self.tilt.tilted
+
+    def active_tilts(self):
+        a = self.tilt.active()
+        if self._unrecorded is not None:
+            a.append(self._unrecorded)
+        return a
+
+    def _fault(self, e):
+        """Something raised that is not a refusal: a bug, or storage failing. Halt, and
+        answer in the protocol's shape (never raises)."""
+        try:
+            if isinstance(e, OSError):
+                code, what = "storage_error", "storage failed"
+            else:
+                code, what = "internal_error", "internal error"
+            detail = "%s: %s %s" % (what, type(e).__name__, e)
+            self.raise_tilt(code, detail[:80])
+            return _err(code, detail + "; the table is halted")
+        except Exception:
+            self._unrecorded = self._unrecorded or {"n": 0, "code": "internal_error",
+                                                    "detail": "", "time": 0, "jseq": 0}
+            return _err("internal_error", "internal error; the table is halted")
 
     # ---- the shoe ----------------------------------------------------------------------
     def shoe_alarm(self, code, seq, info):
@@ -239,35 +278,57 @@ class Controller:
             self.raise_tilt(t, describe(code, seq, info))
 
     def shoe_card(self, card, seq):
-        """A card from the shoe: dealt like the `card` command (errors tilt)."""
-        return self.command("card %d" % card)
+        """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
+        and repeats the shoe itself reports as alarms): dealt as the `card` command is,
+        with the same reply, refusals and tilts. Never raises."""
+        return self._guarded("card", self._deal_card, card)
+
+    def _deal_card(self, card):
+        self._table()
+        return self._apply({"ev": "card", "c": parse(card)})
 
     # ---- commands ----------------------------------------------------------------------
     def command(self, line):
-        """One bench-protocol line -> reply dict (never raises)."""
-        words = line.split()
-        if words and words[0].lower() in _TABLE_VERBS and self.tilt.tilted:
-            return _err("tilted", "the table is halted by a tilt (%s); an operator must "
-                        "clear it" % ", ".join(a["code"] for a in self.tilt.active()))
-        reply = protocol.handle(line, self.commands)
-        err = reply.get("error")
-        if err and err["code"] in _CARD_TILTS and words and words[0].lower() in ("card",
-                                                                                "settle"):
-            self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
-        if reply.get("ok"):
-            self._show()
-        return reply
+        """One bench-protocol line -> reply dict. Never raises (see the top of the
+        file)."""
+        try:
+            words = line.split()
+            if not words:
+                return _err("empty", "empty command")
+            verb = words[0].lower()
+            fn = self.commands.get(verb)
+            if fn is None:
+                return _err("unknown_command", "unknown command %r" % words[0][:32])
+            return self._guarded(verb, fn, words[1:])
+        except Exception as e:
+            return self._fault(e)
+
+    def _guarded(self, verb, fn, args):
+        try:
+            if verb in _TABLE_VERBS and self.halted():
+                return _err("tilted", "the table is halted by a tilt (%s); an operator "
+                            "must clear it" % ", ".join(a["code"]
+                                                        for a in self.active_tilts()))
+            reply = protocol.call(fn, args, self._fault)
+            err = reply.get("error")
+            if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
+                self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
+            if reply.get("ok"):
+                self._show()
+            return reply
+        except Exception as e:
+            return self._fault(e)
 
     def _table(self):
         if self.table is None:
-            raise CardError("not_configured", "the table has no configuration yet "
-                            "(an authenticated config command sets it)")
+            raise Refused("not_configured", "the table has no configuration yet "
+                          "(an authenticated config command sets it)")
         return self.table
 
     def cmd_status(self, args):
         st = {}  # type: dict
         st.update(self.table.status() if self.table else {"phase": "unconfigured"})
-        st["tilts"] = self.tilt.active()
+        st["tilts"] = self.active_tilts()
         st["journal_seq"] = self.journal.last_seq
         if self.table is not None:
             # What each seat holds so far: dealt cards only. Undealt cards and the shoe
@@ -279,7 +340,7 @@ class Controller:
     def cmd_wager(self, args):
         t = self._table()
         if len(args) < 1:
-            raise protocol.ProtocolError("bad_args", "usage: wager SEAT KIND=AMOUNT...")
+            raise Refused("bad_args", "usage: wager SEAT KIND=AMOUNT...")
         seat = _int(args[0], "seat")
         w = {}
         for a in args[1:]:
@@ -299,7 +360,7 @@ class Controller:
     def cmd_card(self, args):
         self._table()
         if len(args) != 1:
-            raise protocol.ProtocolError("bad_args", "usage: card CARD (As, 48...)")
+            raise Refused("bad_args", "usage: card CARD (As, 48...)")
         c = args[0]
         cid = parse(int(c) if c.isdigit() else c)
         return self._apply({"ev": "card", "c": cid})
@@ -307,7 +368,7 @@ class Controller:
     def cmd_hand(self, args):
         self._table()
         if "/" not in args or len(args) < 2:
-            raise protocol.ProtocolError("bad_args", "usage: hand SEAT HIGH... / LOW...")
+            raise Refused("bad_args", "usage: hand SEAT HIGH... / LOW...")
         seat = _int(args[0], "seat")
         i = args.index("/")
         high = [parse(c) for c in args[1:i]]
@@ -321,7 +382,7 @@ class Controller:
     def cmd_decide(self, args):
         self._table()
         if len(args) != 2 or args[1] not in ("play", "fold"):
-            raise protocol.ProtocolError("bad_args", "usage: decide SEAT play|fold")
+            raise Refused("bad_args", "usage: decide SEAT play|fold")
         return self._apply({"ev": "decide", "seat": _int(args[0], "seat"),
                             "play": args[1] == "play"})
 
@@ -336,7 +397,7 @@ class Controller:
     def cmd_recall(self, args):
         n = _int(args[0], "n") if args else 10
         if not 1 <= n <= RECALL_MAX:
-            raise protocol.ProtocolError("bad_args", "recall 1..%d rounds" % RECALL_MAX)
+            raise Refused("bad_args", "recall 1..%d rounds" % RECALL_MAX)
         recs = self.journal.last(n, lambda kind, p: b'"ev":"settle"' in p)
         rounds = []
         for seq, _, payload in recs:
@@ -350,17 +411,17 @@ class Controller:
                 "games": {g: self.meters.game(g) for g in self.meters.games()}}
 
     def cmd_tilt(self, args):
-        return {"active": self.tilt.active(), "log": self.tilt.log()}
+        return {"active": self.active_tilts(), "log": self.tilt.log()}
 
     def _needs_auth(self, args):
-        raise protocol.ProtocolError("auth_required", "configuration and tilt clearing "
+        raise Refused("auth_required", "configuration and tilt clearing "
                                      "need an authenticated command: auth COUNTER MAC ...")
 
     def cmd_auth(self, args):
         ok, reason, cmd = self.auth.check_line("auth " + " ".join(args))
         if not ok:
             self._log_refusal(reason, cmd)
-            raise protocol.ProtocolError(reason, "authenticated command refused: %s"
+            raise Refused(reason, "authenticated command refused: %s"
                                          % reason)
         words = cmd.split(None, 1)
         verb = words[0].lower() if words else ""
@@ -369,9 +430,9 @@ class Controller:
             try:
                 cfg = json.loads(rest)
             except ValueError:
-                raise protocol.ProtocolError("bad_args", "config takes one JSON object")
-            if self.tilt.tilted:
-                raise protocol.ProtocolError("tilted", "clear the tilt before changing "
+                raise Refused("bad_args", "config takes one JSON object")
+            if self.halted():
+                raise Refused("tilted", "clear the tilt before changing "
                                              "the configuration")
             return self._apply({"ev": "config", "cfg": cfg})
         if verb == "tilt-clear":
@@ -379,7 +440,7 @@ class Controller:
         fn = self.auth_commands.get(verb)
         if fn is not None:
             return fn(rest.split())
-        raise protocol.ProtocolError("bad_args", "authenticated commands: config JSON, "
+        raise Refused("bad_args", "authenticated commands: config JSON, "
                                      "tilt-clear OPERATOR [CODE], %s"
                                      % ", ".join(sorted(self.auth_commands)))
 
@@ -400,7 +461,13 @@ class Controller:
 
     def _clear_tilt(self, args):
         if not args:
-            raise protocol.ProtocolError("bad_args", "usage: tilt-clear OPERATOR [CODE]")
+            raise Refused("bad_args", "usage: tilt-clear OPERATOR [CODE]")
+        try:
+            check_operator(args[0])
+        except ValueError as e:
+            raise Refused("bad_args", str(e))
+        if len(args) > 1 and args[1] not in TILT_CODES:
+            raise Refused("bad_args", "unknown tilt code %r" % args[1])
         codes = [a["code"] for a in self.tilt.active()]
         if "journal_corrupt" in codes and (len(args) < 2 or args[1] == "journal_corrupt"):
             # The damaged journal is set aside (kept for investigation), never replayed;
@@ -409,16 +476,20 @@ class Controller:
             self._events = []
             self.journal.quarantine(self.meters.seq + 1)
         cleared = self.tilt.clear(args[0], args[1] if len(args) > 1 else None)
+        if self._unrecorded is not None and (len(args) < 2
+                                             or args[1] == self._unrecorded["code"]):
+            cleared.append(self._unrecorded["code"])
+            self._unrecorded = None
         self._show()
-        return {"cleared": cleared, "active": self.tilt.active()}
+        return {"cleared": cleared, "active": self.active_tilts()}
 
     # ---- display -----------------------------------------------------------------------
     def _show(self):
         d = self.display
         if d is None:
             return
-        if self.tilt.tilted:
-            a = self.tilt.active()[0]
+        if self.halted():
+            a = self.active_tilts()[0]
             d.alarm(a["code"].replace("_", " "), a["detail"])
             return
         t = self.table
@@ -444,7 +515,8 @@ class Controller:
 
 
 _DEAL_REDRAW = 7  # cards between display updates during a deal (a Pai Gow packet)
-_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "set", "hw", "decide", "settle")
+# (and the configured game's decisions: Table.decisions())
+_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle")
 # Commands that move the round; refused while a tilt is active.
 _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
                 "newround")
@@ -462,11 +534,11 @@ def _int(text, what):
     try:
         return int(text)
     except (ValueError, TypeError):
-        raise protocol.ProtocolError("bad_args", "%s must be an integer, got %r"
+        raise Refused("bad_args", "%s must be an integer, got %r"
                                      % (what, text))
 
 
 def _one(args, usage):
     if len(args) != 1:
-        raise protocol.ProtocolError("bad_args", "usage: " + usage)
+        raise Refused("bad_args", "usage: " + usage)
     return args[0]

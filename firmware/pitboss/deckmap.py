@@ -19,6 +19,7 @@ from binascii import crc32, unhexlify
 
 from pitboss.cards import JOKER, RANKS, name, parse
 from pitboss.compat import const
+from pitboss.errors import Refused
 
 MAGIC = "pitboss-deckmap 1"
 DEFAULT_PATH = "/deckmap.txt"
@@ -26,13 +27,10 @@ _UID_LENGTHS = (4, 7, 10)  # ISO 14443-3 single, double, triple size UIDs
 _MAX_DECKS = const(16)  # a table rotates a few decks; more is a configuration mistake
 
 
-class DeckError(ValueError):
-    """`kind`: unknown_uid, duplicate_uid, incomplete, bad_order, bad_file, no_deck,
-    too_many; the message names the UID (hex), card, file line or count at fault."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
+class DeckError(Refused):
+    """A refusal (pitboss.errors) whose `code` is one of unknown_uid, duplicate_uid,
+    incomplete, bad_order, bad_file, no_deck, too_many; the message names the UID (hex),
+    card, file line or count at fault."""
 
 
 def uid_hex(uid):
@@ -223,7 +221,7 @@ def _parse_line(line, source, lineno):
             raise ValueError
         card = parse(parts[0])
         uid = unhexlify(parts[1])
-    except ValueError:  # CardError is a ValueError too, and so is bad hex
+    except ValueError:  # a refused card is a ValueError too, and so is bad hex
         raise DeckError("bad_file", "%s line %d: expected '<card> <uid hex>', got %r"
                         % (source, lineno, line))
     return card, uid

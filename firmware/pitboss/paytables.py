@@ -8,18 +8,16 @@
 # Where a default could not be taken from a posted table, its `verified` flag is False
 # and docs/games.md says so: such a default is a placeholder until the casino configures
 # the table it actually posts.
-from pitboss.cards import CardError
 from pitboss.compat import const
+from pitboss.errors import Refused
 
 _MAX_NUM = const(1000000)  # odds above 1,000,000 to 1 are a typo, not a paytable
 _MAX_DEN = const(1000)
 
 
-class ConfigError(CardError):
-    """A table configuration value is wrong (kind 'bad_config'); the message names it."""
-
-    def __init__(self, message):
-        super().__init__("bad_config", message)
+def _bad(message):
+    """A wrong configuration value: refused with code bad_config, the message naming it."""
+    return Refused("bad_config", message)
 
 
 # Every line a paytable of each kind may hold, highest first. `REQUIRED` kinds must list
@@ -96,33 +94,33 @@ def _odds(kind, line, v):
             and type(v[1]) is int:
         num, den = v[0], v[1]
     else:
-        raise ConfigError("paytable %s line %s: odds must be an int N (N to 1) or "
+        raise _bad("paytable %s line %s: odds must be an int N (N to 1) or "
                           "[N, D] (N to D), got %r" % (kind, line, v))
     if not 0 <= num <= _MAX_NUM or not 1 <= den <= _MAX_DEN:
-        raise ConfigError("paytable %s line %s: odds %d to %d out of range (0..%d to "
+        raise _bad("paytable %s line %s: odds %d to %d out of range (0..%d to "
                           "1..%d)" % (kind, line, num, den, _MAX_NUM, _MAX_DEN))
     return (num, den)
 
 
 def validate(kind, lines):
     """A paytable override: dict line -> odds. Returns {line: (N, D)}; raises
-    ConfigError naming the first wrong kind, line or value (nothing is changed)."""
+    Refused (bad_config) naming the first wrong kind, line or value (nothing is changed)."""
     if kind not in LINES:
-        raise ConfigError("unknown paytable %r (paytables: %s)"
+        raise _bad("unknown paytable %r (paytables: %s)"
                           % (kind, ", ".join(sorted(LINES))))
     if not isinstance(lines, dict) or not lines:
-        raise ConfigError("paytable %s must be a non-empty dict of line -> odds" % kind)
+        raise _bad("paytable %s must be a non-empty dict of line -> odds" % kind)
     known = LINES[kind]
     out = {}
     for line in lines:
         if line not in known:
-            raise ConfigError("paytable %s has no line %r (lines: %s)"
+            raise _bad("paytable %s has no line %r (lines: %s)"
                               % (kind, line, ", ".join(known)))
         out[line] = _odds(kind, line, lines[line])
     if kind in REQUIRED:
         for line in known:
             if line not in out:
-                raise ConfigError("paytable %s is missing line %s (every line is paid)"
+                raise _bad("paytable %s is missing line %s (every line is paid)"
                                   % (kind, line))
     return out
 
@@ -137,11 +135,11 @@ def resolve(kinds, overrides):
     if overrides is None:
         overrides = {}
     if not isinstance(overrides, dict):
-        raise ConfigError("paytables must be a dict of kind -> lines, got %r"
+        raise _bad("paytables must be a dict of kind -> lines, got %r"
                           % (overrides,))
     for kind in overrides:
         if kind not in kinds:
-            raise ConfigError("paytable %r is not used by this game (it uses: %s)"
+            raise _bad("paytable %r is not used by this game (it uses: %s)"
                               % (kind, ", ".join(kinds) or "none"))
     out = {}
     for kind in kinds:

@@ -6,7 +6,7 @@
 from array import array
 
 from pitboss.compat import const
-from pitboss.cards import CardError
+from pitboss.errors import Refused
 
 # Hand kinds: internal codes, never shown to users (profiles name them).
 HIGH = const(0)
@@ -130,4 +130,4 @@ def get(gid):
     for p in _PROFILES:
         if p.id == gid:
             return p
-    raise CardError("unknown_game", "unknown game %r (games: %s)" % (gid, ", ".join(GAMES)))
+    raise Refused("unknown_game", "unknown game %r (games: %s)" % (gid, ", ".join(GAMES)))

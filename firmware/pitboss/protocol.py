@@ -1,19 +1,16 @@
 # Bench protocol: one command line in, one JSON reply line out (docs/protocol.md).
 #
 # A refused command (unknown, bad argument, bad card) gets {"ok": false, "error": {...}}
-# and changes nothing: handlers validate everything before they touch any state.
+# and changes nothing: handlers validate everything before they touch any state and
+# raise pitboss.errors.Refused. Anything else a handler raises is a bug or a fault,
+# never bad input: it is answered "internal_error" (the table controller also tilts).
 import json
 
 from pitboss import evaluator, profiles
-from pitboss.cards import CardError, names, parse_hand
+from pitboss.cards import names, parse_hand
+from pitboss.errors import Refused
 
 VERSION = "0.1.0"
-
-
-class ProtocolError(Exception):
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
 
 
 def rank_reply(gid, cards, best=False):
@@ -31,7 +28,7 @@ def rank_reply(gid, cards, best=False):
 
 def _rank(args, best=False):
     if not args:
-        raise ProtocolError("bad_args", "usage: rank GAME CARD...")
+        raise Refused("bad_args", "usage: rank GAME CARD...")
     return rank_reply(args[0], args[1:], best)
 
 
@@ -53,25 +50,36 @@ COMMANDS = {
 }
 
 
+def error(code, message):
+    return {"ok": False, "error": {"code": code, "message": message}}
+
+
+def _internal(e):
+    return error("internal_error", "internal error: %s %s" % (type(e).__name__, e))
+
+
+def call(fn, args, fault=_internal):
+    """fn(args) -> its reply with "ok": true; a Refused -> its code and message; anything
+    else -> fault(exception)'s reply."""
+    try:
+        reply = fn(args)
+        reply["ok"] = True
+    except Refused as e:
+        return error(e.code, str(e))
+    except Exception as e:
+        return fault(e)
+    return reply
+
+
 def handle(line, commands=COMMANDS):
     """Run one command line; always returns a dict with "ok" (never raises)."""
     words = line.split()
     if not words:
-        return {"ok": False, "error": {"code": "empty", "message": "empty command"}}
+        return error("empty", "empty command")
     fn = commands.get(words[0].lower())
     if fn is None:
-        return {"ok": False, "error": {"code": "unknown_command",
-                                       "message": "unknown command %r" % words[0][:32]}}
-    try:
-        reply = fn(words[1:])
-    except CardError as e:
-        return {"ok": False, "error": {"code": e.kind, "message": str(e)}}
-    except ProtocolError as e:
-        return {"ok": False, "error": {"code": e.code, "message": str(e)}}
-    except (ValueError, TypeError, KeyError, IndexError) as e:
-        return {"ok": False, "error": {"code": "bad_args", "message": str(e)}}
-    reply["ok"] = True
-    return reply
+        return error("unknown_command", "unknown command %r" % words[0][:32])
+    return call(fn, words[1:])
 
 
 def reply_line(line, commands=COMMANDS):

@@ -402,9 +402,9 @@ class RFIDShoe(_Shoe):
             card, deck = self.deckmap.lookup(uid)
         except ValueError as e:
             # Only DeckError('unknown_uid') is an unknown tag; anything else is a bug and
-            # must not be filed as a card problem. (Checked by kind, so that a serial-shoe
+            # must not be filed as a card problem. (Checked by code, so that a serial-shoe
             # table need not load pitboss.deckmap.)
-            if getattr(e, "kind", None) != "unknown_uid":
+            if getattr(e, "code", None) != "unknown_uid":
                 raise
             self._report(EV_UNKNOWN_TAG, -1, str(e))
             return None

@@ -23,7 +23,8 @@ CODES = (
     "meters_corrupt",  # meters unreadable, or disagreeing with the journal
     "tilt_store_corrupt",  # this module's own record was unreadable
     "auth_store_corrupt",  # the auth key or counter record was unreadable
-    "storage_error",  # a flash write failed
+    "storage_error",  # a flash read or write failed (an OSError inside a command)
+    "internal_error",  # a command raised something that is not a refusal: a bug
     "shoe_fault",  # the shoe or card reader failed or sent an impossible card
 )
 _VERSION = 1
@@ -34,7 +35,7 @@ def _default_clock():
     return int(time.time())
 
 
-def _check_operator(op):
+def check_operator(op):
     if not isinstance(op, str) or not 0 < len(op) <= 32:
         raise ValueError("operator id must be 1..32 characters")
     for c in op:
@@ -119,7 +120,7 @@ class Tilt:
     def clear(self, operator_id, code=None):
         """Clear every active tilt (or only `code`), logged with the operator and time.
         Returns the codes cleared ([] if there was nothing to clear)."""
-        _check_operator(operator_id)
+        check_operator(operator_id)
         if code is not None and code not in CODES:
             raise ValueError("unknown tilt code %r" % (code,))
         gone = [a for a in self._active if code is None or a[1] == code]

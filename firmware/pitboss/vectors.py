@@ -8,13 +8,14 @@
 #          beats CARDS          outranks another hand of the same game
 #          loses-to CARDS       is outranked by it
 #          ties CARDS           equal score (a tie, a copy hand in Pai Gow)
-#          error KIND           rejected with CardError.kind == KIND
+#          error KIND           rejected with Refused.code == KIND
 #          best-error KIND      `best` of these cards rejected with that kind
 #          best NAME            best hand of the game's size out of these cards is NAME
 #          best-plays C1 ...    and it is played as these cards
 # '#' starts a comment line; blank lines are skipped.
 from pitboss import evaluator
-from pitboss.cards import CardError, parse_hand
+from pitboss.cards import parse_hand
+from pitboss.errors import Refused
 from pitboss.profiles import get
 
 
@@ -33,15 +34,15 @@ def parse(line):
 
 
 def _outcome(p, text, more=False):
-    """What the firmware says of a hand: (score, played) or the CardError kind."""
+    """What the firmware says of a hand: (score, played) or the refusal's code."""
     try:
         ids = parse_hand(text)
         if more:
             return evaluator.best(p, ids)
         s = evaluator.rank(p, ids)
         return s, evaluator.played(p, ids)
-    except CardError as e:
-        return e.kind
+    except Refused as e:
+        return e.code
 
 
 def check(case):
@@ -49,8 +50,8 @@ def check(case):
     game, text, op, arg, _ = case
     try:
         p = get(game)
-    except CardError as e:
-        return None if op == "error" and arg == e.kind else str(e)
+    except Refused as e:
+        return None if op == "error" and arg == e.code else str(e)
     got = _outcome(p, text, op in ("best", "best-plays", "best-error"))
     if op in ("error", "best-error"):
         return None if got == arg else "expected error %s, got %r" % (arg, got)

@@ -57,7 +57,7 @@ def deckmap_part(tmpdir):
     try:
         reg.add(uids[2])
     except deckmap.DeckError as e:
-        out["dup"] = [e.kind, str(e)]
+        out["dup"] = [e.code, str(e)]
     for u in uids[5:]:
         reg.add(u)
     out["deck"] = reg.commit()
@@ -69,13 +69,13 @@ def deckmap_part(tmpdir):
     try:
         back.lookup(b"\x01\x02\x03\x04")
     except deckmap.DeckError as e:
-        out["unknown"] = [e.kind, str(e)]
+        out["unknown"] = [e.code, str(e)]
     data = bytearray(dm.dumps())
     data[60] ^= 1
     try:
         deckmap.DeckMap.loads(bytes(data), "deckmap.txt")
     except deckmap.DeckError as e:
-        out["corrupt"] = [e.kind, str(e)]
+        out["corrupt"] = [e.code, str(e)]
     return out
 
 

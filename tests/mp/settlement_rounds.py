@@ -5,7 +5,8 @@
 #   usage: settlement_rounds.py ROUNDS [GAME ...]
 import sys
 
-from pitboss import table
+from pitboss import games
+from pitboss.sim import simulate_round
 
 
 def canon(o):
@@ -28,12 +29,11 @@ def canon(o):
 
 def main(argv):
     rounds = int(argv[0]) if argv else 200
-    games = argv[1:] or list(table.GAMES)
     n = 0
-    for game in games:
-        seats = 6 if game.startswith("pr-pai-gow") else 7
+    for game in argv[1:] or games.ids():
+        seats = games.module(game).MAX_SEATS  # every seat taken
         for seed in range(1, rounds + 1):
-            r = table.simulate_round(game, seats, seed)
+            r = simulate_round(game, seats, seed)
             print("R", game, seed, canon(r))
             n += 1
     print("ROUNDS-DONE", n)

@@ -10,24 +10,41 @@
 # beyond rank, so identical ranks tie).
 from pitboss import evaluator
 from pitboss.cards import parse_hand
+from pitboss.compat import const
+from pitboss.games import dealer
 from pitboss.paytables import pays
 from pitboss.profiles import get
 
 GAME = "qc-caribbean"
-P = get(GAME)
 WAGERS = ("ante",)  # "call" is added when calling
+MAIN = "ante"
 PAYTABLES = ("call",)
-CALL_MULTIPLE = 2
+HOUSE = ()
+MAX_SEATS = const(7)
+DICE = False
+AFTER_DEAL = "deciding"
+DECISIONS = ("decide",)
+CALL_MULTIPLE = const(2)
 
 # Ace-king or better: the lowest such hand is A-K-4-3-2 (not a straight: no wrap-around,
-# art. 67.11 6°).
-QUALIFY = evaluator.score(P, parse_hand("As Kh 4d 3c 2s"))
-# Simulation only: the player calls with ace-king or better.
-CALL_AT = QUALIFY
+# art. 67.11 6°). Ranked by the evaluator on first use, never at import.
+_QUALIFY_HAND = "As Kh 4d 3c 2s"
+_qualify = None
+
+
+def profile():
+    return get(GAME)
+
+
+def qualify_at():
+    global _qualify
+    if _qualify is None:
+        _qualify = evaluator.score(profile(), parse_hand(_QUALIFY_HAND))
+    return _qualify
 
 
 def qualifies(dealer_score):
-    return dealer_score >= QUALIFY
+    return dealer_score >= qualify_at()
 
 
 def call_line(category):
@@ -36,11 +53,12 @@ def call_line(category):
     return "ace_king" if category == "high_card" else category
 
 
-def settle(wagers, player, dealer, called, tables):
+def settle(wagers, player, dealer_cards, called, tables):
     """Settle one seat: wagers {"ante": a}; called True (Call = 2 x ante) or False."""
-    ps = evaluator.score(P, player)
-    ds = evaluator.score(P, dealer)
-    cat = P.category(ps)
+    p = profile()
+    ps = evaluator.score(p, player)
+    ds = evaluator.score(p, dealer_cards)
+    cat = p.category(ps)
     ante = wagers["ante"]
     res = {}
     if not called:
@@ -65,3 +83,33 @@ def settle(wagers, player, dealer, called, tables):
     for k in res:
         net += res[k]["amount"]
     return {"category": cat, "results": res, "amount": net}
+
+
+# ---- the game interface (pitboss.games) ----------------------------------------------
+def house(p, given):
+    return {}  # no house rules
+
+
+def deal_order(t, dice):
+    return dealer.deal_order(t)
+
+
+def decide(t, seat, verb, ev):
+    return dealer.play_or_fold(seat, ev)
+
+
+def settle_round(t):
+    return dealer.settle_round(t, qualifies, _seat)
+
+
+def _seat(t, s, dealer_cards):
+    return settle(t.wagers(s), t.hand(s), dealer_cards, t.choice(s), t.paytables)
+
+
+def sim_wagers(rng):
+    return {"ante": 5 + rng.below(496)}
+
+
+def sim_decision(t, seat):
+    """The simulated player calls with ace-king or better."""
+    return "decide", {"play": evaluator.score(t.profile, t.hand(seat)) >= qualify_at()}

@@ -14,9 +14,9 @@
 # exact rule or something similar"). Each rule below quotes its bullet; the rule name it
 # returns is what results and tests cite. docs/games.md lists every reading we chose.
 from pitboss import evaluator
-from pitboss.cards import CardError, JOKER, RANKS, name
+from pitboss.cards import JOKER, RANKS, name, parse_hand
 from pitboss.compat import const
-from pitboss.paytables import ConfigError
+from pitboss.errors import Refused
 from pitboss.profiles import HIGH, PAIR, STRAIGHT, get
 
 _ACE = const(12)  # rank index (deuce = 0); the joker counts here (PR A)
@@ -27,11 +27,21 @@ _DEUCE = const(0)
 _MASK = const(0x1FFF)
 _RUNG = const(26)
 
-GAMES = ("pr-pai-gow", "pr-pai-gow-a5-low")
-LOW = get("pr-pai-gow-low")
-
 # The 21 ways to set seven cards: the index pairs (i, j) that form the low hand.
-SPLITS = tuple((i, j) for i in range(7) for j in range(i + 1, 7))
+SPLITS = ((0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 2), (1, 3), (1, 4), (1, 5),
+          (1, 6), (2, 3), (2, 4), (2, 5), (2, 6), (3, 4), (3, 5), (3, 6), (4, 5), (4, 6),
+          (5, 6))
+
+_low = None
+_default_two_pair = None
+
+
+def low():
+    """The two-card low hand's profile (PR B.10)."""
+    global _low
+    if _low is None:
+        _low = get("pr-pai-gow-low")
+    return _low
 
 # Trump Plaza two-pair rule (Wizard of Odds, Pai Gow Poker, Appendix 2):
 #   low 2-6, medium 7-10, high J-K;  "Low pair and low pair: Split unless holding a king
@@ -54,21 +64,18 @@ _PAIR_KEYS = ("low-low", "low-medium", "low-high", "medium-medium", "medium-high
               "high-high", "aces")
 
 
-def high_profile(game):
-    if game not in GAMES:
-        raise CardError("unknown_game", "%r is not a Pai Gow game (%s)"
-                        % (game, ", ".join(GAMES)))
-    return get(game)
-
-
 def _rank(c):
     return _ACE if c == JOKER else c >> 2
+
+
+def _bad(message):
+    return Refused("bad_config", message)
 
 
 def _rank_char(cfg, key, v):
     r = RANKS.find(v.upper()) if isinstance(v, str) and len(v) == 1 else -1
     if r < 0:
-        raise ConfigError("two-pair rule %s: %s must be one rank of %s, got %r"
+        raise _bad("two-pair rule %s: %s must be one rank of %s, got %r"
                           % (cfg, key, RANKS, v))
     return r
 
@@ -79,46 +86,50 @@ def two_pair_rule(cfg=None):
     if cfg is None:
         cfg = TRUMP_PLAZA
     if not isinstance(cfg, dict):
-        raise ConfigError("two-pair rule must be a dict like paigow.TRUMP_PLAZA, got %r"
+        raise _bad("two-pair rule must be a dict like paigow.TRUMP_PLAZA, got %r"
                           % (cfg,))
     for k in cfg:
         if k not in ("name", "source", "low_max", "medium_max", "keep"):
-            raise ConfigError("two-pair rule has no setting %r" % (k,))
+            raise _bad("two-pair rule has no setting %r" % (k,))
     label = cfg.get("name", "?")
     low_max = _rank_char(label, "low_max", cfg.get("low_max"))
     medium_max = _rank_char(label, "medium_max", cfg.get("medium_max"))
     if not low_max < medium_max < _ACE:
-        raise ConfigError("two-pair rule %s: need low_max < medium_max < A" % label)
+        raise _bad("two-pair rule %s: need low_max < medium_max < A" % label)
     keep_in = cfg.get("keep")
     if not isinstance(keep_in, dict):
-        raise ConfigError("two-pair rule %s: keep must be a dict of %s"
+        raise _bad("two-pair rule %s: keep must be a dict of %s"
                           % (label, ", ".join(_PAIR_KEYS)))
     keep = {}
     for k in keep_in:
         if k not in _PAIR_KEYS:
-            raise ConfigError("two-pair rule %s: unknown pair class %r (classes: %s)"
+            raise _bad("two-pair rule %s: unknown pair class %r (classes: %s)"
                               % (label, k, ", ".join(_PAIR_KEYS)))
     for k in _PAIR_KEYS:
         if k not in keep_in:
-            raise ConfigError("two-pair rule %s: missing %s" % (label, k))
+            raise _bad("two-pair rule %s: missing %s" % (label, k))
         v = keep_in[k]
         if v is None:
             keep[k] = None
         elif isinstance(v, str) and 1 <= len(v) <= 2:
             keep[k] = tuple(_rank_char(label, k, ch) for ch in v)
         else:
-            raise ConfigError("two-pair rule %s: %s must be None or 1-2 ranks like "
+            raise _bad("two-pair rule %s: %s must be None or 1-2 ranks like "
                               "'K' or 'AJ', got %r" % (label, k, v))
     return (low_max, medium_max, keep)
 
 
-_DEFAULT_TWO_PAIR = two_pair_rule(TRUMP_PLAZA)
+def _default_rule():
+    global _default_two_pair
+    if _default_two_pair is None:
+        _default_two_pair = two_pair_rule(TRUMP_PLAZA)
+    return _default_two_pair
 
 
 # ---- the foul rule -------------------------------------------------------------------
 
 def outranks(p, hs, ls):
-    """Does a high hand scoring hs (profile p) outrank a low hand scoring ls (LOW)?
+    """Does a high hand scoring hs (profile p) outrank a low hand scoring ls (low())?
 
     The texts compare high with high and low with low (PR E); the foul rule compares a
     five-card hand with a two-card one. Our reading: anything above one pair outranks
@@ -132,7 +143,7 @@ def outranks(p, hs, ls):
     hk = p.kind_of(hs)
     if hk != HIGH and hk != PAIR:
         return True
-    lk = LOW.kind_of(ls)
+    lk = low().kind_of(ls)
     if hk == PAIR:
         if lk == HIGH:
             return True
@@ -147,23 +158,23 @@ def outranks(p, hs, ls):
 
 
 def check_setting(seven, high, low):
-    """Raise CardError unless high (5) + low (2) are exactly the seven cards dealt."""
+    """Refused unless high (5) + low (2) are exactly the seven cards dealt."""
     if len(high) != 5:
-        raise CardError("wrong_count", "the high hand takes 5 cards, got %d" % len(high))
+        raise Refused("wrong_count", "the high hand takes 5 cards, got %d" % len(high))
     if len(low) != 2:
-        raise CardError("wrong_count", "the low hand takes 2 cards, got %d" % len(low))
+        raise Refused("wrong_count", "the low hand takes 2 cards, got %d" % len(low))
     both = list(high) + list(low)
     seen = {}
     for c in both:
         if c in seen:
-            raise CardError("duplicate_card", "card %s is set twice" % name(c))
+            raise Refused("duplicate_card", "card %s is set twice" % name(c))
         seen[c] = 1
         if c not in seven:
-            raise CardError("not_dealt", "card %s was not dealt to this hand" % name(c))
+            raise Refused("not_dealt", "card %s was not dealt to this hand" % name(c))
 
 
-def is_foul(p, high, low):
-    return not outranks(p, evaluator.score(p, high), evaluator.score(LOW, low))
+def is_foul(p, high, lo):
+    return not outranks(p, evaluator.score(p, high), evaluator.score(low(), lo))
 
 
 def settings(cards):
@@ -179,8 +190,9 @@ def settings(cards):
 def _ways(p, cards):
     """The 21 settings as (high score, low score, high cards, low cards)."""
     out = []
-    for high, low in settings(cards):
-        out.append((evaluator.score(p, high), evaluator.score(LOW, low), high, low))
+    lp = low()
+    for high, lo in settings(cards):
+        out.append((evaluator.score(p, high), evaluator.score(lp, lo), high, lo))
     return out
 
 
@@ -235,11 +247,11 @@ def _two_pair(rule, pairs, singles):
 
 def house_way(p, cards, two_pair=None):
     """Set seven cards the house way: (high, low, rule). `two_pair` is a validated
-    two_pair_rule() (default Trump Plaza). Raises CardError for a bad hand."""
+    two_pair_rule() (default Trump Plaza). Refused for a bad hand."""
     evaluator.check(p, cards, more=True)
     if len(cards) != 7:
-        raise CardError("wrong_count", "a Pai Gow hand is 7 cards, got %d" % len(cards))
-    rule = _DEFAULT_TWO_PAIR if two_pair is None else two_pair
+        raise Refused("wrong_count", "a Pai Gow hand is 7 cards, got %d" % len(cards))
+    rule = _default_rule() if two_pair is None else two_pair
     cards = list(cards)
     ways = _ways(p, cards)
     cnt, by = _groups(cards)
@@ -398,3 +410,141 @@ def settle(wager, hs, ls, bhs, bls, foul, bps=500, rounding="down", unit=1):
         c, out, amount = 0, "lose", -wager
     return {"outcome": out, "high_result": h, "low_result": lw, "commission": c,
             "amount": amount}
+
+
+# ---- the game interface (pitboss.games) ----------------------------------------------
+WAGERS = ("wager",)
+MAIN = "wager"
+PAYTABLES = ()
+HOUSE = ("commission_bps", "commission_rounding", "commission_unit", "foul", "two_pair")
+MAX_SEATS = const(6)  # positions 2-7; position 1 is the banker's
+DICE = True
+AFTER_DEAL = "setting"
+DECISIONS = ("set", "hw")  # the player's own setting; the house way, asked for
+
+
+def _int_in(what, v, lo, hi):
+    if type(v) is not int or not lo <= v <= hi:
+        raise _bad("%s must be an int in %d..%d, got %r" % (what, lo, hi, v))
+    return v
+
+
+def _choice(what, v, options):
+    if v not in options:
+        raise _bad("%s must be one of %s, got %r" % (what, ", ".join(options), v))
+    return v
+
+
+def house(p, given):
+    """The house rules with their defaults: 5% commission rounded down to the unit of 1,
+    a foul hand loses, the Trump Plaza two-pair rule ("_two_pair": it validated)."""
+    h = {"commission_bps": _int_in("commission_bps", given.get("commission_bps", 500),
+                                   0, 10000),
+         "commission_rounding": _choice("commission_rounding",
+                                        given.get("commission_rounding", "down"),
+                                        ("down", "up")),
+         "commission_unit": _int_in("commission_unit", given.get("commission_unit", 1),
+                                    1, 1000000),
+         "foul": _choice("foul", given.get("foul", "lose"), ("lose", "house_way", "reject")),
+         "two_pair": given.get("two_pair", TRUMP_PLAZA)}
+    h["_two_pair"] = two_pair_rule(h["two_pair"])
+    return h
+
+
+def deal_order(t, dice):
+    """Positions 1-7 counted counter-clockwise from the banker's (1); the dice total
+    counted from the banker's position picks the first packet's position; seven packets
+    of seven follow in position order, empty positions included (their packets go to the
+    discards); four cards are left over. Without `dice` the table's rng rolls them."""
+    if dice is None:
+        rng = t.rng
+        if rng is None:
+            raise Refused("no_dice", "Pai Gow needs the dice total (deal(dice=)) or an "
+                          "injected rng")
+        dice = rng(6) + rng(6) + rng(6) + 3
+    if type(dice) is not int or not 3 <= dice <= 18:
+        raise Refused("bad_dice", "dice total must be an int in 3..18, got %r" % (dice,))
+    start = (dice - 1) % 7 + 1
+    order = []
+    for i in range(7):
+        pos = (start - 1 + i) % 7 + 1
+        order += [pos - 1] * 7  # position 1 -> 0 (banker), k -> seat k-1
+    return order, start, dice
+
+
+def _names(cards):
+    return [name(c) for c in cards]
+
+
+def decide(t, seat, verb, ev):
+    """"set": the player's setting (ev: "high" five cards, "low" two, as names or ids);
+    "hw": the house way, asked for. A foul setting is refused, reset by the house way or
+    kept to lose, as the house rule "foul" says."""
+    p = t.profile
+    h = t.house
+    seven = t.hand(seat)
+    if verb == "hw":
+        high, lo, rule = house_way(p, seven, h["_two_pair"])
+        return ((high, lo, False, "house_way"),
+                {"seat": seat, "foul": False, "set_by": "house_way", "rule": rule,
+                 "high": _names(high), "low": _names(lo)})
+    high = parse_hand(ev.get("high", ()))  # "As Kd ..." or a sequence of names / ids
+    lo = parse_hand(ev.get("low", ()))
+    check_setting(seven, high, lo)
+    foul = is_foul(p, high, lo)
+    set_by = "player"
+    if foul and h["foul"] == "reject":
+        raise Refused("foul", "seat %d: the high hand %s does not outrank the low hand %s"
+                      % (seat, " ".join(_names(high)), " ".join(_names(lo))))
+    if foul and h["foul"] == "house_way":
+        high, lo, _ = house_way(p, seven, h["_two_pair"])
+        set_by = "house_way"
+    return ((high, lo, foul, set_by),
+            {"seat": seat, "foul": foul, "set_by": set_by, "high": _names(high),
+             "low": _names(lo)})
+
+
+def settle_round(t):
+    """The banker's hand set the house way; each seat against it (settle())."""
+    p = t.profile
+    lp = low()
+    h = t.house
+    bh, bl, brule = house_way(p, t.hand(0), h["_two_pair"])
+    bhs = evaluator.score(p, bh)
+    bls = evaluator.score(lp, bl)
+    seats = []
+    for s in t.seats_in_play():
+        high, lo, foul, set_by = t.choice(s)
+        hs = evaluator.score(p, high)
+        ls = evaluator.score(lp, lo)
+        # A foul hand reset by the house way is settled as reset (foul rule
+        # "house_way"); under "lose" it loses whatever it holds.
+        lose = foul and h["foul"] == "lose"
+        x = settle(t.wagers(s)["wager"], hs, ls, bhs, bls, lose, h["commission_bps"],
+                   h["commission_rounding"], h["commission_unit"])
+        d = t.seat_head(s)
+        d.update({"high": evaluator.played(p, high), "low": evaluator.played(lp, lo),
+                  "high_category": p.category(hs), "low_category": lp.category(ls),
+                  "foul": foul, "set_by": set_by})
+        d.update(x)
+        seats.append(d)
+    discards = []
+    for r in t.recipients():  # sorted: the same order on every port
+        if r != 0 and not t.in_play(r):
+            discards += _names(t.hand(r))
+    banker = {"cards": _names(t.hand(0)),
+              "high": evaluator.played(p, bh), "low": evaluator.played(lp, bl),
+              "high_category": p.category(bhs), "low_category": lp.category(bls),
+              "rule": brule}
+    return {"dice": t.dice, "start": t.start, "banker": banker, "discards": discards,
+            "seats": seats}
+
+
+def sim_wagers(rng):
+    # Odd amounts on purpose: they exercise the rounding of commission.
+    return {"wager": 5 + rng.below(996)}
+
+
+def sim_decision(t, seat):
+    """The simulated player takes the house way."""
+    return "hw", {}

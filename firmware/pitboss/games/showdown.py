@@ -8,19 +8,17 @@
 # (seat 1 sits first to the dealer's left). Seats holding more cards than a hand (a
 # "best five of seven" table) play their best hand (evaluator.best).
 from pitboss import evaluator
-from pitboss.profiles import get
+from pitboss.compat import const
+from pitboss.errors import Refused
 
-GAMES = ("nj-5card", "nj-3card")
 WAGERS = ("ante",)
+MAIN = "ante"
 PAYTABLES = ()
-
-
-def profile(game):
-    if game not in GAMES:
-        from pitboss.cards import CardError
-        raise CardError("unknown_game", "%r is not a showdown game (%s)"
-                        % (game, ", ".join(GAMES)))
-    return get(game)
+HOUSE = ("hole",)
+MAX_SEATS = const(7)
+DICE = False
+AFTER_DEAL = "ready"
+DECISIONS = ()
 
 
 def hand_score(p, cards):
@@ -71,3 +69,49 @@ def settle(p, hands, antes):
                   else "lose",
                   "share": share, "amount": share - antes[s]}
     return {"pot": pot, "winners": won, "seats": out}
+
+
+# ---- the game interface (pitboss.games) ----------------------------------------------
+def house(p, given):
+    """hole: the cards dealt to each seat (default the hand size; up to 7, "best five of
+    seven"). 7 seats x 7 cards = 49: a 52-card deck always suffices."""
+    v = given.get("hole", p.size)
+    if type(v) is not int or not p.size <= v <= 7:
+        raise Refused("bad_config", "hole must be an int in %d..7, got %r" % (p.size, v))
+    return {"hole": v}
+
+
+def deal_order(t, dice):
+    """One card at a time to each seat in seat order, `hole` rounds; no dealer."""
+    seats = t.seats_in_play()
+    order = []
+    for _ in range(t.house["hole"]):
+        order += seats
+    return order, None, None
+
+
+def decide(t, seat, verb, ev):
+    raise Refused("wrong_phase", "a showdown has no decisions")  # DECISIONS is empty
+
+
+def settle_round(t):
+    hands = {}
+    antes = {}
+    for s in t.seats_in_play():
+        hands[s] = t.hand(s)
+        antes[s] = t.wagers(s)["ante"]
+    x = settle(t.profile, hands, antes)
+    seats = []
+    for s in t.seats_in_play():
+        d = t.seat_head(s)
+        d.update(x["seats"][s])
+        seats.append(d)
+    return {"pot": x["pot"], "winners": x["winners"], "seats": seats}
+
+
+def sim_wagers(rng):
+    return {"ante": 5 + rng.below(496)}
+
+
+def sim_decision(t, seat):
+    return None

@@ -10,30 +10,59 @@
 # the settlement order of the Wizard of Odds' Three Card Prime rules 7-14 (quoted below).
 from pitboss import evaluator
 from pitboss.cards import parse_hand
+from pitboss.compat import const
+from pitboss.errors import Refused
+from pitboss.games import dealer
 from pitboss.paytables import pays
 from pitboss.profiles import get
 
 GAME = "pa-three-card-prime"
-P3 = get(GAME)
-P6 = get("pa-all-six")
 WAGERS = ("ante", "pair_bonus", "prime", "all_six")  # "play" is added when playing
+MAIN = "ante"
 PAYTABLES = ("play", "pair_bonus", "prime", "all_six")
+HOUSE = ("bad_beat",)
+MAX_SEATS = const(7)
+DICE = False
+AFTER_DEAL = "deciding"
+DECISIONS = ("decide",)
 
-# "The dealer needs a queen high or better to qualify": the lowest such hand is Q-3-2.
-QUALIFY = evaluator.score(P3, parse_hand("Qs 3h 2d"))
-# Lowest hands that earn the Bad Beat payout (PA (a): A-2-3 is the lowest straight;
-# 2-3-5 suited the lowest flush, 2-3-4 suited being a straight flush).
-BAD_BEAT = {
-    "straight": evaluator.score(P3, parse_hand("As 2h 3d")),
-    "flush": evaluator.score(P3, parse_hand("2s 3s 5s")),
-    "none": 1 << 30,  # above every score: no bad beat payout
-}
-# Simulation only: the player plays Q-6-4 or better (the usual Three Card Poker advice).
-PLAY_AT = evaluator.score(P3, parse_hand("Qs 6h 4d"))
+# The thresholds are scores of hands, computed by the evaluator on first use (nothing is
+# ranked at import): [QUALIFY, bad beat "straight", bad beat "flush", PLAY_AT].
+# QUALIFY: "The dealer needs a queen high or better to qualify": the lowest such hand
+# is Q-3-2. Bad beat: the lowest hands that earn the Bad Beat payout (PA (a): A-2-3 is
+# the lowest straight; 2-3-5 suited the lowest flush, 2-3-4 suited being a straight
+# flush). PLAY_AT, simulation only: the player plays Q-6-4 or better (the usual Three
+# Card Poker advice).
+_LOWEST = ("Qs 3h 2d", "As 2h 3d", "2s 3s 5s", "Qs 6h 4d")
+_at = None
+_NO_BAD_BEAT = const(0x40000000)  # 1 << 30: above every score
+
+
+def profile():
+    return get(GAME)
+
+
+def _thresholds():
+    global _at
+    if _at is None:
+        p = profile()
+        _at = [evaluator.score(p, parse_hand(h)) for h in _LOWEST]
+    return _at
+
+
+def bad_beat_at(rule):
+    """The lowest score paid by the Bad Beat rule "straight", "flush" or "none"."""
+    if rule == "none":
+        return _NO_BAD_BEAT
+    return _thresholds()[1 if rule == "straight" else 2]
+
+
+def play_at():
+    return _thresholds()[3]
 
 
 def qualifies(dealer_score):
-    return dealer_score >= QUALIFY
+    return dealer_score >= _thresholds()[0]
 
 
 def red(c):
@@ -83,9 +112,10 @@ def settle(wagers, player, dealer, played, tables, bad_beat="straight"):
     """Settle one seat. wagers: {"ante": a, optional side wagers}; player, dealer: three
     card ids each; played: True (Play Wager = ante) or False (fold); tables: validated
     paytables by kind. Returns {"results": {wager: {...}}, "amount": net}."""
-    ps = evaluator.score(P3, player)
-    ds = evaluator.score(P3, dealer)
-    cat = P3.category(ps)
+    p3 = profile()
+    ps = evaluator.score(p3, player)
+    ds = evaluator.score(p3, dealer)
+    cat = p3.category(ps)
     ante = wagers["ante"]
     res = {}
     if not played:
@@ -107,7 +137,7 @@ def settle(wagers, player, dealer, played, tables, bad_beat="straight"):
             # Rule 11: "the Ante will lose. If the player has flush or less, the Play
             # will also lose" -- unless the hand earns the Bad Beat payout.
             res["ante"] = _wager(ante, "lose")
-            if ps >= BAD_BEAT[bad_beat]:
+            if ps >= bad_beat_at(bad_beat):
                 res["play"] = _wager(ante, "win", cat, play[cat])
             else:
                 res["play"] = _wager(ante, "lose", cat)
@@ -126,12 +156,50 @@ def settle(wagers, player, dealer, played, tables, bad_beat="straight"):
         res["prime"] = _side(wagers["prime"], tables["prime"], prime_line(player, dealer))
     if "all_six" in wagers:
         six = list(player) + list(dealer)
-        s6 = evaluator.score(P6, six)
+        p6 = get("pa-all-six")
+        s6 = evaluator.score(p6, six)
         # "no_qualifying_hand" (below three of a kind, PA (d)) is on no table: it loses
-        r = _side(wagers["all_six"], tables["all_six"], P6.category(s6))
-        r["hand"] = evaluator.played(P6, six)
+        r = _side(wagers["all_six"], tables["all_six"], p6.category(s6))
+        r["hand"] = evaluator.played(p6, six)
         res["all_six"] = r
     net = 0
     for k in res:
         net += res[k]["amount"]
     return {"category": cat, "results": res, "amount": net}
+
+
+# ---- the game interface (pitboss.games) ----------------------------------------------
+def house(p, given):
+    """bad_beat: which hands earn the Bad Beat payout (default "straight")."""
+    v = given.get("bad_beat", "straight")
+    if v not in ("straight", "flush", "none"):
+        raise Refused("bad_config", "bad_beat must be one of straight, flush, none, got %r"
+                      % (v,))
+    return {"bad_beat": v}
+
+
+def deal_order(t, dice):
+    return dealer.deal_order(t)
+
+
+def decide(t, seat, verb, ev):
+    return dealer.play_or_fold(seat, ev)
+
+
+def settle_round(t):
+    return dealer.settle_round(t, qualifies, _seat)
+
+
+def _seat(t, s, dealer_cards):
+    return settle(t.wagers(s), t.hand(s), dealer_cards, t.choice(s), t.paytables,
+                  t.house["bad_beat"])
+
+
+def sim_wagers(rng):
+    # Odd amounts on purpose: they exercise the rounding of the odds.
+    return {"ante": 5 + rng.below(496), "pair_bonus": 1 + rng.below(100),
+            "prime": 1 + rng.below(100), "all_six": 1 + rng.below(100)}
+
+
+def sim_decision(t, seat):
+    return "decide", {"play": evaluator.score(t.profile, t.hand(seat)) >= play_at()}

@@ -1,0 +1,45 @@
+# What the dealer games (Three Card Prime, Caribbean) share: every seat plays a hand
+# against the dealer's, dealt one card at a time around the table; after the deal each
+# seat plays or folds; each seat is settled against the dealer's hand.
+from pitboss import evaluator
+from pitboss.cards import name
+from pitboss.errors import Refused
+
+
+def deal_order(t):
+    """One card at a time to each seat in seat order, then the dealer, until each has a
+    hand (three cards at Three Card Prime, five at Caribbean)."""
+    seats = t.seats_in_play()
+    order = []
+    for _ in range(t.profile.size):
+        order += seats + [0]
+    return order, None, None
+
+
+def play_or_fold(seat, ev):
+    """True plays (Play = ante; Caribbean's Call = 2 x ante), False folds."""
+    play = ev.get("play")
+    if type(play) is not bool:
+        raise Refused("bad_decision", "seat %d: play must be True (play/call) or False "
+                      "(fold), got %r" % (seat, play))
+    return play, {"seat": seat, "play": play}
+
+
+def settle_round(t, qualifies, seat_result):
+    """Each seat against the dealer's hand: seat_result(t, seat, dealer cards) settles
+    one seat's wagers; qualifies(dealer score) says whether the dealer qualifies."""
+    p = t.profile
+    dealer = t.hand(0)
+    ds = evaluator.score(p, dealer)
+    seats = []
+    for s in t.seats_in_play():
+        x = seat_result(t, s, dealer)
+        d = t.seat_head(s)
+        d["hand"] = evaluator.played(p, t.hand(s))
+        d["decision"] = "play" if t.choice(s) else "fold"
+        d.update(x)
+        seats.append(d)
+    return {"dealer": {"cards": [name(c) for c in dealer],
+                       "hand": evaluator.played(p, dealer),
+                       "category": p.category(ds), "qualifies": qualifies(ds)},
+            "seats": seats}
