@@ -419,6 +419,12 @@ class Controller:
 
     def cmd_auth(self, args):
         ok, reason, cmd = self.auth.check_line("auth " + " ".join(args))
+        if reason == "store_error":
+            # The counter could not be saved (a flash write failed): a storage fault, not
+            # the sender's mistake.
+            self.raise_tilt("storage_error", "auth counter could not be saved")
+            raise Refused("storage_error", "the authentication counter could not be "
+                          "written; the table is halted")
         if not ok:
             self._log_refusal(reason, cmd)
             raise Refused(reason, "authenticated command refused: %s"
