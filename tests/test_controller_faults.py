@@ -252,3 +252,45 @@ def test_refusals_stay_refusals():
     r = ctl.command(auth_line(KEY, 2, "tilt-clear bad*operator"))
     assert r["error"]["code"] == "bad_args"
     assert not ctl.halted()
+
+
+def test_a_failing_shoe_halts_the_table_and_the_loop_goes_on(tmp_path):
+    from host_tools.table_host import LocalTarget
+
+    t = LocalTarget(str(tmp_path / "flash"), durable=False)
+
+    def broken():
+        raise OSError(5, "UART gone")
+    t.app.shoe.poll = broken
+    replies = t.app.poll()  # does not raise
+    assert [r["error"]["code"] for r in replies] == ["shoe_fault"]
+    assert "UART gone" in replies[0]["error"]["message"]
+    assert [a["code"] for a in t.app.ctl.active_tilts()] == ["shoe_fault"]
+
+
+def test_a_game_configuration_imports_only_its_own_family():
+    """A board imports the configured game's module and no other family, nor pitboss.sim
+    (run in a fresh interpreter: this process has imported everything)."""
+    import subprocess
+    import sys
+
+    code = r'''
+import sys, tempfile
+import host_tools
+from host_tools.table_host import Configurator, LocalTarget
+from host_tools.auth import KeyStore
+t = LocalTarget(tempfile.mkdtemp(), durable=False)
+def fams():
+    return sorted(m for m in sys.modules if m.startswith("pitboss.games.") or m == "pitboss.sim")
+print(fams())
+c = Configurator(t, "b", KeyStore(tempfile.mkdtemp()))
+c.provision()
+assert c.configure("qc-caribbean", 3)["ok"]
+print(fams())
+'''
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=str(__import__("pathlib").Path(__file__).parents[1]), timeout=60)
+    assert r.returncode == 0, r.stderr
+    before, after = r.stdout.split("\n")[:2]
+    assert before == "[]"
+    assert after == "['pitboss.games.caribbean', 'pitboss.games.dealer']"

@@ -59,7 +59,16 @@ class App:
             return self._register_poll()
         out = []
         while True:
-            got = self.shoe.poll()
+            try:
+                got = self.shoe.poll()
+            except Exception as e:
+                # The shoe's own I/O failed (a UART or reader error it did not report as
+                # an alarm): a card may be lost, so halt; the main loop goes on.
+                why = "shoe: %s %s" % (type(e).__name__, e)
+                self.ctl.raise_tilt("shoe_fault", why[:80])
+                out.append({"ok": False, "error": {"code": "shoe_fault",
+                                                   "message": "the shoe failed: %s" % (e,)}})
+                return out
             if got is None:
                 return out
             out.append(self.ctl.shoe_card(got[0], got[1]))
