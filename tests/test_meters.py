@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from pitboss import games
 from pitboss import journal as J
 from pitboss.journal import Journal, OsFS, Slots, SlotCorrupt
 from pitboss.meters import Meters, MetersCorrupt, parse_settlement
@@ -301,8 +302,7 @@ def test_real_directory(tmp_path):
     assert sorted(x.name for x in (tmp_path / "j").iterdir()) == ["meters.a", "meters.b"]
 
 
-TABLE_GAMES = ("pa-three-card-prime", "qc-caribbean", "pr-pai-gow", "pr-pai-gow-a5-low",
-               "nj-5card", "nj-3card")
+TABLE_GAMES = games.ids()  # every table game in the registry
 
 
 def test_lines_from_the_table_engine_result():

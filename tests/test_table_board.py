@@ -17,9 +17,9 @@ from host_tools.boardlink import Board
 from host_tools.screenshot import decode_png, png_from_fb
 from host_tools.table_host import (BoardTarget, Configurator, LocalTarget, plan_round,
                                    play_many, play_rounds)
+from pitboss import games
 
-GAMES = ("pr-pai-gow", "pr-pai-gow-a5-low", "pa-three-card-prime", "qc-caribbean",
-         "nj-5card", "nj-3card")
+GAMES = games.ids()  # every table game in the registry
 SEATS = {"pr-pai-gow": 4, "pr-pai-gow-a5-low": 6}
 ROUNDS = 3
 SEEDED = 200  # issue 4: 200 seeded rounds of each game, board vs CPython
