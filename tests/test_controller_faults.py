@@ -294,3 +294,27 @@ print(fams())
     before, after = r.stdout.split("\n")[:2]
     assert before == "[]"
     assert after == "['pitboss.games.caribbean', 'pitboss.games.dealer']"
+
+
+def test_a_display_that_fails_after_a_command_keeps_the_reply_and_halts():
+    class Display:
+        broken = False
+
+        def __getattr__(self, name):
+            def draw(*a, **k):
+                if self.broken:
+                    raise RuntimeError("I2C gone")
+            return draw
+    d = Display()
+    ctl = Controller("", fs=FaultFS(_fresh()), clock=lambda: 1000, rng=lambda n: 0,
+                     display=d)
+    ctl.boot()
+    d.broken = True
+    r = ctl.command(auth_line(KEY, 1, 'config {"game":"nj-5card","seats":2}'))
+    assert r["ok"] and r["game"] == "nj-5card"  # applied and journalled: the reply stands
+    assert [a["code"] for a in ctl.active_tilts()] == ["internal_error"]
+    assert ctl.command("wager 1 ante=5")["error"]["code"] == "tilted"
+    # A display broken at boot: the boot finishes, halted.
+    ctl2 = Controller("", fs=FaultFS(_fresh()), clock=lambda: 1000, display=d)
+    ctl2.boot()
+    assert ctl2.halted() and "I2C gone" in ctl2.active_tilts()[0]["detail"]

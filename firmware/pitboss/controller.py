@@ -491,6 +491,14 @@ class Controller:
 
     # ---- display -----------------------------------------------------------------------
     def _show(self):
+        """Redraw the display. A display that fails halts play (internal_error) but
+        never undoes or hides the command that was applied and journalled."""
+        try:
+            self._draw()
+        except Exception as e:
+            self._fault(e)
+
+    def _draw(self):
         d = self.display
         if d is None:
             return
