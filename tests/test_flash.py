@@ -138,7 +138,7 @@ def small_tree(tmp_path):
                     ignore=shutil.ignore_patterns("__pycache__"))
     pkg = root / "firmware" / "pitboss"
     pkg.mkdir(parents=True)
-    for name in ("__init__.py", "compat.py", "cards.py", "integrity.py"):
+    for name in ("__init__.py", "compat.py", "errors.py", "cards.py", "integrity.py"):
         shutil.copyfile(fl.REPO / "firmware" / "pitboss" / name, pkg / name)
     (root / "firmware" / "main.py").write_text("import board\nprint('main on', board.NAME)\n")
     return root
