@@ -72,7 +72,7 @@ class LocalTarget:
         """durable=False skips fsync (a reference run whose storage nobody relies on)."""
         import boards.virtual as hw
         from pitboss import app
-        from pitboss.journal import OsFS
+        from pitboss.osfs import OsFS
 
         hw.reset()  # peripherals of its own, not another target's
         self._hw = hw
