@@ -47,7 +47,8 @@ def default_state_dir() -> Path:
 
 
 class BoardError(RuntimeError):
-    pass
+    """A board (real or virtual) cannot be reached, started or used; the message says why.
+    The one class for it: host_tools.boardlink re-exports it."""
 
 
 # --------------------------------------------------------------------------------------
