@@ -48,9 +48,9 @@ REPORT = "PITBOSS-INTEGRITY "
 # Files that must stay source on the board: the interpreter runs /boot.py and /main.py
 # by those exact names.
 SOURCE_ONLY = ("main.py", "boot.py")
-# Firmware modules only CPython ever imports (the host's framebuf, the host's score
-# cache): the board never loads them, so they are not flashed.
-HOST_ONLY = ("pitboss/pyframebuf.py", "pitboss/hostcache.py")
+# Firmware modules only CPython ever imports (the host's score cache): the board never
+# loads them, so they are not flashed.
+HOST_ONLY = ("pitboss/hostcache.py",)
 NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
