@@ -6,17 +6,15 @@ would reconnect (and soft-reset) every time, which is slow and loses board state
 import contextlib
 import json
 
-from host_tools.vboard import is_virtual, resolve_port
+# BoardError is defined once, in vboard (the lower module: a virtual board that will not
+# start is the same failure to a caller as a board that cannot be reached).
+from host_tools.vboard import BoardError, is_virtual, resolve_port
 
 
 def _mpremote():
     # Imported on first use: `pitboss rank/census/games` need only the standard library.
     from mpremote import transport, transport_serial
     return transport, transport_serial.SerialTransport
-
-
-class BoardError(RuntimeError):
-    pass
 
 
 class Board:

@@ -119,7 +119,14 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    from host_tools.vboard import BoardError
+    from host_tools.vm.runner import VMError
     try:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except (VMError, BoardError) as e:
+        # Node, npm or the VM package missing, or a board that will not start: the message
+        # says what to install or do; a traceback would hide it.
+        sys.stderr.write("pitboss %s: %s\n" % (args.command, e))
+        return 1

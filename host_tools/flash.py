@@ -41,16 +41,18 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from pitboss import integrity
 
 REPO = Path(host_tools.REPO)
-BUILD = REPO / "build"
+# Where builds go: <checkout>/build, or <home>/build for an installed package (whose own
+# folder is not ours to write). A tree passed as `root` (tests) builds in <root>/build.
+BUILD = Path(host_tools.home()) / "build"
 MANIFEST = integrity.MANIFEST
 INTEGRITY_SRC = REPO / "firmware" / "pitboss" / "integrity.py"
 REPORT = "PITBOSS-INTEGRITY "
 # Files that must stay source on the board: the interpreter runs /boot.py and /main.py
 # by those exact names.
 SOURCE_ONLY = ("main.py", "boot.py")
-# Firmware modules only CPython ever imports (the host's framebuf, the host's score
-# cache): the board never loads them, so they are not flashed.
-HOST_ONLY = ("pitboss/pyframebuf.py", "pitboss/hostcache.py")
+# Firmware modules only CPython ever imports (the host's score cache): the board never
+# loads them, so they are not flashed.
+HOST_ONLY = ("pitboss/hostcache.py",)
 NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
@@ -218,6 +220,10 @@ def build(board: str, source: bool = False, board_abi: tuple[int, int, int] | No
         files.append(BuiltFile(dest, local, sha256_file(local)))
     files.sort(key=lambda f: f.dest)
     return files
+
+
+def _build_dir(root) -> Path:
+    return BUILD if Path(root) == REPO else Path(root) / "build"
 
 
 @contextlib.contextmanager
@@ -390,14 +396,14 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
     progress(str) gets one line per step and per copied file (None: quiet)."""
     progress = progress or (lambda msg: None)
     t0 = time.monotonic()
-    with _port(port) as dev, _build_lock(Path(root) / "build"):
+    with _port(port) as dev, _build_lock(_build_dir(root)):
         info = describe(dev, _all_planned(board, root))
         name = _resolve_board(board, info["platform"])
         abi = decode_sys_mpy(info["mpy"])
         mode = "source" if source else "mpy"
         progress("board: %s (MicroPython %s, %s, loads %s)" % (
             name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
-        files = build(name, source, abi, Path(root) / "build", root)
+        files = build(name, source, abi, _build_dir(root), root)
         p = plan(files, info["hashes"], info["manifest"], name, mode)
         result = FlashResult(name, mode, len(files))
         if p.up_to_date:
@@ -463,8 +469,8 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     if source is None:
         source = minfo.get("mode") == "source"
     mode = "source" if source else "mpy"
-    with _build_lock(Path(root) / "build"):
-        files = build(name, source, decode_sys_mpy(info["mpy"]), Path(root) / "build", root)
+    with _build_lock(_build_dir(root)):
+        files = build(name, source, decode_sys_mpy(info["mpy"]), _build_dir(root), root)
     problems = []
     if info["manifest"] is None:
         problems.append((MANIFEST, "no manifest"))

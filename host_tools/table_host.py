@@ -72,8 +72,10 @@ class LocalTarget:
     def __init__(self, root=None, durable=True):
         """durable=False skips fsync (a reference run whose storage nobody relies on)."""
         import boards.virtual as hw
+        from host_tools import framebuf_shim
+        framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
         from pitboss import app
-        from pitboss.journal import OsFS
+        from pitboss.osfs import OsFS
 
         hw.reset()  # peripherals of its own, not another target's
         self._hw = hw

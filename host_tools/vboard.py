@@ -34,7 +34,7 @@ import time
 import tty
 from pathlib import Path
 
-from .vm.runner import ensure_node_modules, find_node, repo_root
+from .vm.runner import find_node, node_env, repo_root
 
 BRIDGE = Path(__file__).resolve().parent / "vm" / "bridge.mjs"
 READY = b">>> "          # end of the banner the bridge prints once the REPL is up
@@ -42,12 +42,20 @@ START_TIMEOUT = 30.0
 
 
 def default_state_dir() -> Path:
+    """$PITBOSS_STATE/virtual; else <checkout>/.pitboss/virtual, or for an installed
+    package <home>/virtual (~/.pitboss/virtual, beside the key store)."""
+    import host_tools
     env = os.environ.get("PITBOSS_STATE")
-    return Path(env) / "virtual" if env else repo_root() / ".pitboss" / "virtual"
+    if env:
+        return Path(env) / "virtual"
+    if host_tools.INSTALLED:
+        return Path(host_tools.home()) / "virtual"
+    return repo_root() / ".pitboss" / "virtual"
 
 
 class BoardError(RuntimeError):
-    pass
+    """A board (real or virtual) cannot be reached, started or used; the message says why.
+    The one class for it: host_tools.boardlink re-exports it."""
 
 
 # --------------------------------------------------------------------------------------
@@ -147,7 +155,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     flash = Path(flash_dir) if flash_dir else state_dir / "flash"
     flash.mkdir(parents=True, exist_ok=True)
     state_dir.mkdir(parents=True, exist_ok=True)
-    ensure_node_modules()
+    node_env_ = node_env()  # installs the VM first if it is missing
     find_node()
     cmd = [sys.executable, "-m", "host_tools.vboard", "_serve", "--state-dir", str(state_dir),
            "--flash-dir", str(flash.resolve())]
@@ -156,7 +164,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     if parent_pid:
         cmd += ["--parent-pid", str(parent_pid)]
     log = open(state_dir / "board.log", "ab")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    env = dict(node_env_, PYTHONPATH=os.pathsep.join(
         [str(repo_root())] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     # New session: the daemon is its own process group, so stop() and a simulated power cut
     # reach node too, and a Ctrl-C in the caller's terminal does not.

@@ -1,7 +1,71 @@
 import os
 import sys
 
+import pytest
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for path in (REPO, os.path.join(REPO, "firmware")):
     if path not in sys.path:
         sys.path.insert(0, path)
+
+# CPython has no `framebuf`: the firmware's display code draws on the host's stand-in,
+# installed explicitly here as the host tools do (it is not part of the firmware).
+from host_tools import framebuf_shim  # noqa: E402
+
+framebuf_shim.install()
+
+# ---- test tiers ----------------------------------------------------------------------
+# Every test gets exactly one tier marker, assigned here and nowhere else (registered in
+# pyproject.toml; DEVELOPERS.md, "Tests: what runs where", says how to run each):
+#   host    CPython only, no Node, no tools: the quick loop (`pytest -m host`)
+#   slow    CPython only, but long: the census of every hand of every game
+#   vm      the MicroPython 1.27 VM in script mode (Node)
+#   board   the virtual board behind a pty, driven by the real mpremote (Node, mpremote)
+#   static  pyright and mpy-cross over firmware/ and boards/
+# By module; TEST_TIERS overrides single tests of modules that mix tiers. A test module
+# missing here is a collection error, so a new file cannot slip out of every tier.
+MODULE_TIERS = {
+    "test_auth": "host", "test_caribbean": "host", "test_census": "slow",
+    "test_census_reference": "host", "test_cli": "host", "test_controller": "host",
+    "test_deckmap": "host", "test_display": "host", "test_fastpath": "host",
+    "test_fuzz": "host", "test_journal": "host", "test_meters": "host",
+    "test_mfrc522": "host", "test_paigow": "host", "test_properties": "host",
+    "test_rfid_table": "host", "test_shoe": "host", "test_showdown": "host",
+    "test_table": "host", "test_threecard": "host", "test_tilt": "host",
+    "test_boards": "host", "test_vectors": "host", "test_main_loop": "host",
+    "test_io_vm": "vm", "test_micropython_heap": "vm", "test_settlement_vm": "vm",
+    "test_storage_vm": "vm", "test_vm_runner": "vm",
+    "test_board_e2e": "board", "test_flash": "board", "test_soak_board": "board",
+    "test_table_board": "board", "test_virtual_board": "board", "test_bench": "board",
+    "test_install": "board",
+    "test_static_checks": "static",
+    "test_games": "host", "test_controller_faults": "host",
+}
+TEST_TIERS = {
+    ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
+    ("test_vectors", "test_vectors_on_micropython_vm"): "vm",
+    ("test_main_loop", "test_main_loop_on_micropython"): "vm",
+    ("test_settlement_vm", "test_the_rounds_cover_the_rules"): "host",
+    ("test_flash", "test_sys_mpy_and_header_decoding"): "host",
+    ("test_flash", "test_loadable_follows_the_mpy_loader_rules"): "host",
+    ("test_flash", "test_plan_copies_changed_and_removes_stale"): "host",
+    ("test_flash", "test_manifest_roundtrip_and_board_side_check"): "host",
+    ("test_flash", "test_build_layout_is_reproducible"): "static",
+    ("test_bench", "test_the_cli_parser_takes_the_bench_options"): "host",
+    ("test_bench", "test_cross_compiles_the_evaluator_native"): "static",
+    ("test_bench", "test_native_emitter_run_where_installed"): "vm",
+    ("test_static_checks", "test_no_cpython_only_imports"): "host",
+    ("test_games", "test_the_registry_imports_lazily_on_micropython"): "vm",
+}
+TIERS = ("host", "slow", "vm", "board", "static")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        mod = item.module.__name__.rpartition(".")[2]
+        tier = TEST_TIERS.get((mod, item.originalname)) or MODULE_TIERS.get(mod)
+        if tier is None:
+            raise pytest.UsageError("%s has no test tier: add it to MODULE_TIERS in "
+                                    "tests/conftest.py" % mod)
+        item.add_marker(tier)

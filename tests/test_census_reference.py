@@ -17,8 +17,8 @@ with the derivations too; the 53-card (joker) rules are additionally checked
 against Alspach's published seven-card joker table (Pai Gow's seven cards).
 
 Nothing here imports pitboss.  Rank numbering: 0..12 = deuce..ace.
-Rule references are to the texts in /work/shared/rules (summarised in the
-README.md there): NJ = N.J.A.C. poker ranks (a)-(e), PA = 58 Pa. Code
+Rule references are to the regulation texts named in README.md ("Games"):
+NJ = N.J.A.C. poker ranks (a)-(e), PA = 58 Pa. Code
 Three Card Prime (a)-(d), PR = Puerto Rico Pai Gow Poker A-E, QC = Quebec
 Règlement sur les jeux de casino art. 67.11.
 """

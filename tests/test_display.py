@@ -5,12 +5,12 @@ import zlib
 import pytest
 
 import boards
-from host_tools import screenshot
-from pitboss import display, profiles, pyframebuf
+from host_tools import framebuf_shim, screenshot
+from pitboss import display, profiles
 from pitboss.ssd1306 import SSD1306
 
 W, H = 128, 64
-GLYPHS = {pyframebuf.FONT[i * 8:i * 8 + 8]: chr(32 + i) for i in range(95)}
+GLYPHS = {framebuf_shim.FONT[i * 8:i * 8 + 8]: chr(32 + i) for i in range(95)}
 
 
 def read_row(buf, row):
@@ -134,7 +134,7 @@ def test_screenshot_cli_and_bad_input(tmp_path, capsys):
         screenshot.png_from_fb(buf, W, H, scale=0)
 
 
-def test_pyframebuf_clips_like_the_c_module():
+def test_framebuf_shim_clips_like_the_c_module():
     fb, buf = display.framebuffer(16, 8)
     fb.fill_rect(-4, -4, 8, 8, 1)  # only the visible 4x4 corner
     assert sum(bin(b).count("1") for b in buf) == 16
@@ -143,7 +143,7 @@ def test_pyframebuf_clips_like_the_c_module():
     assert all(fb.pixel(x, y) == 0 for x in range(12) for y in range(8))
     assert fb.pixel(99, 0) is None and fb.pixel(-1, 0) is None
     with pytest.raises(ValueError, match="MONO_VLSB only"):
-        pyframebuf.FrameBuffer(bytearray(16), 8, 8, 1)
+        framebuf_shim.FrameBuffer(bytearray(16), 8, 8, 1)
 
 
 def test_message_screen(tdisp):

@@ -2,7 +2,7 @@
 
 tests/mp/io_check.py runs the shoe decoder on a faulted stream, registers/saves/loads a
 deck map, renders the display screens (the VM's built-in framebuf against CPython's
-pyframebuf, compared by SHA-256 of the buffers), reads UIDs through the MFRC522 driver
+host_tools.framebuf_shim, compared by SHA-256 of the buffers), reads UIDs through the MFRC522 driver
 and the simulated chip, and draws from the RNG; both runs must print the same JSON.
 """
 import json
@@ -36,7 +36,7 @@ def test_io_modules_agree_on_micropython_and_cpython(tmp_path):
     cp_dir = tmp_path / "cpython"
     cp_dir.mkdir()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(REPO, "firmware"),
-                                                        HERE]))
+                                                        HERE, REPO]))
     p = subprocess.run([sys.executable, SCRIPT, str(cp_dir)], capture_output=True,
                        text=True, timeout=120, env=env)
     assert p.returncode == 0, p.stderr

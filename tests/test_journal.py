@@ -9,7 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pitboss import journal as J
-from pitboss.journal import Journal, JournalCorrupt, JournalError, OsFS
+from pitboss.journal import Journal, JournalCorrupt, JournalError
+from pitboss.osfs import OsFS
 from powercut_fs import MemFS, PowerCut
 
 D = "/journal"

@@ -5,7 +5,9 @@ import pytest
 
 from pitboss import games
 from pitboss import journal as J
-from pitboss.journal import Journal, OsFS, Slots, SlotCorrupt
+from pitboss.journal import Journal
+from pitboss.osfs import OsFS
+from pitboss.slots import Slots, SlotCorrupt
 from pitboss.meters import Meters, MetersCorrupt, parse_settlement
 from powercut_fs import MemFS, PowerCut
 

@@ -68,7 +68,8 @@ def test_same_results_on_micropython_and_cpython(cpython_run, vm_run):
 TORN_SWEEP = r"""
 import os
 from pitboss import journal as J
-from pitboss.journal import Journal, OsFS
+from pitboss.journal import Journal
+from pitboss.osfs import OsFS
 
 class T:
     n = 0

@@ -2,7 +2,8 @@
 import pytest
 
 from pitboss import tilt as T
-from pitboss.journal import OsFS, SlotCorrupt, Slots
+from pitboss.osfs import OsFS
+from pitboss.slots import SlotCorrupt, Slots
 from pitboss.tilt import Tilt
 from powercut_fs import MemFS, PowerCut
 

@@ -4,7 +4,7 @@
 #   mac_hex = HMAC-SHA256(board_key, "<counter> <command>") as 64 hex digits, where
 #   <command> is the rest of the line after the MAC with its outer whitespace removed.
 # The counter must be above the last one this board accepted, so a recorded command
-# cannot be played again; it is saved (A/B record, pitboss.journal.Slots) *before* the
+# cannot be played again; it is saved (A/B record, pitboss.slots.Slots) *before* the
 # command is reported as accepted, so a power cut can lose an acceptance (the command was
 # never carried out; the host signs it again with a new counter) but never allow a replay.
 #
@@ -16,7 +16,8 @@ import hashlib
 from binascii import unhexlify
 
 from pitboss.compat import const
-from pitboss.journal import SlotCorrupt, Slots, makedirs
+from pitboss.osfs import makedirs
+from pitboss.slots import SlotCorrupt, Slots
 
 _BLOCK = const(64)  # SHA-256 block size
 _MAC_HEX = const(64)  # hex digits of a SHA-256 MAC

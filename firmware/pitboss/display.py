@@ -5,15 +5,9 @@
 #     which host_tools/screenshot.py turns into a PNG.
 # Screens are pure functions of their arguments: redrawing the same state gives the same
 # bytes, so tests compare buffers and the VM test compares MicroPython with CPython.
-try:
-    import framebuf
-except ImportError:
-    # CPython (host tests, screenshots): register the pure-Python stand-in as `framebuf`
-    # and import it under that name, so this module reads the same on every port.
-    from pitboss import pyframebuf
-
-    pyframebuf.install()
-    import framebuf
+# Built into MicroPython. On CPython the host installs its stand-in first
+# (host_tools.framebuf_shim.install()): the firmware itself carries no host code.
+import framebuf
 
 from pitboss.compat import const
 

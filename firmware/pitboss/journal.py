@@ -34,14 +34,13 @@
 # kept. Each segment starts with a snapshot record supplied by the caller (the table's
 # state as of every record before it), so replay never needs a deleted segment.
 #
-# The module also holds the two storage helpers the other persistent modules share:
-# OsFS (the filesystem, injectable so tests can cut power at any byte) and Slots (an A/B
-# double-buffered record for small state: meters, tilts, the auth counter).
-import os
+# The filesystem helpers it writes through are pitboss.osfs (OsFS is injectable so tests
+# can cut power at any byte); the A/B records for small state are pitboss.slots.
 import struct
 from binascii import crc32
 
 from pitboss.compat import const
+from pitboss.osfs import OsFS, as_bytes, makedirs, readfull
 
 # ---- record framing -------------------------------------------------------------------
 # header: magic u8, kind u8, seq u32, len u16, hchk u16 (low 16 bits of CRC-32 of the
@@ -77,221 +76,6 @@ class JournalCorrupt(JournalError):
         super().__init__("journal corrupt: %s at %s" % (reason, where))
         self.reason = reason
         self.where = where
-
-
-class SlotCorrupt(Exception):
-    """Both copies of an A/B record are present and neither is valid."""
-
-
-def _as_bytes(data, what):
-    if isinstance(data, str):
-        return data.encode()
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data)
-    raise TypeError("%s must be str or bytes, not %s" % (what, type(data).__name__))
-
-
-# ---- the filesystem -------------------------------------------------------------------
-class OsFS:
-    """The real filesystem (board flash, or a host folder). Tests inject an object with
-    the same methods that can cut power after any byte. Paths are used as given."""
-
-    def __init__(self, durable=True):
-        # durable=False skips fsync on CPython (tests on tmp dirs); the board always syncs.
-        self.durable = durable
-
-    def open(self, path, mode):
-        return open(path, mode)
-
-    def listdir(self, path):
-        return os.listdir(path)
-
-    def size(self, path):
-        """Size in bytes, or -1 if the path does not exist."""
-        try:
-            return os.stat(path)[6]
-        except OSError:
-            return -1
-
-    def isdir(self, path):
-        try:
-            return bool(os.stat(path)[0] & 0x4000)
-        except OSError:
-            return False
-
-    def remove(self, path):
-        os.remove(path)
-
-    def rename(self, old, new):
-        # os.replace where it exists (CPython: atomic, also on Windows); MicroPython's
-        # rename replaces an existing target (littlefs atomically, FAT remove+rename).
-        getattr(os, "replace", os.rename)(old, new)
-
-    def mkdir(self, path):
-        os.mkdir(path)
-
-    def fsync(self, f):
-        """Make what was written to the open file f durable."""
-        f.flush()
-        if not self.durable:
-            return
-        fs = getattr(os, "fsync", None)
-        if fs is not None and hasattr(f, "fileno"):
-            fs(f.fileno())  # CPython
-        else:
-            _os_sync()  # MicroPython: flushes every mounted filesystem
-
-    def sync_dir(self, path):
-        """Make creates/renames/removes in directory `path` durable."""
-        if not self.durable:
-            return
-        o = getattr(os, "open", None)
-        if o is not None and hasattr(os, "fsync"):  # CPython (POSIX)
-            try:
-                fd = o(path, os.O_RDONLY)  # pyright: ignore
-            except OSError:
-                return
-            try:
-                os.fsync(fd)  # pyright: ignore
-            except OSError:
-                pass  # not every OS lets a directory be fsynced
-            finally:
-                os.close(fd)  # pyright: ignore
-        else:
-            _os_sync()
-
-
-def _os_sync():
-    s = getattr(os, "sync", None)  # absent on the WebAssembly port (in-memory FS)
-    if s is not None:
-        s()
-
-
-def makedirs(fs, path):
-    """Create `path` and its parents; an existing directory is fine."""
-    if not path or fs.isdir(path):
-        return
-    i = path.rfind("/")
-    if i > 0:
-        makedirs(fs, path[:i])
-    try:
-        fs.mkdir(path)
-    except OSError:
-        if not fs.isdir(path):
-            raise
-
-
-def write_file(fs, path, data, parent):
-    """Replace the file's contents with data, durably (open, write, sync, close, sync the
-    directory). A cut part-way leaves a prefix (FAT) or the old file (littlefs)."""
-    f = fs.open(path, "wb")
-    try:
-        f.write(data)
-        fs.fsync(f)
-    finally:
-        f.close()
-    fs.sync_dir(parent)
-
-
-def _readfull(f, mv):
-    """Fill memoryview mv from f; returns the number of bytes read (short only at EOF)."""
-    got = 0
-    n = len(mv)
-    while got < n:
-        k = f.readinto(mv[got:])
-        if not k:
-            break
-        got += k
-    return got
-
-
-# ---- A/B double-buffered small records --------------------------------------------------
-# Each copy: b"PBS1", u32 generation, u32 length, data, u32 CRC-32 of all before it. A save
-# writes generation g+1 into the copy that does not hold g, so a cut during the save
-# leaves generation g intact; load picks the highest valid generation. No rename is
-# involved, which is what makes this safe on FAT too.
-_SLOT_MAGIC = b"PBS1"
-_SLOT_HDR = const(12)
-
-
-class Slots:
-    def __init__(self, base, fs=None, max_size=8192):
-        self.fs = fs or OsFS()
-        self.paths = (base + ".a", base + ".b")
-        i = base.rfind("/")
-        self.parent = base[:i] if i > 0 else ("/" if i == 0 else ".")
-        self.max_size = max_size
-        self.gen = 0
-        self._dir_ok = False
-
-    def _read(self, path):
-        """-> (status, gen, data): status 'ok', 'missing', 'torn' (a save cut short: the
-        file is shorter than its header says) or 'bad'."""
-        fs = self.fs
-        size = fs.size(path)
-        if size < 0:
-            return "missing", 0, b""
-        if size > self.max_size + _SLOT_HDR + 4:
-            return "bad", 0, b""
-        f = fs.open(path, "rb")
-        try:
-            blob = f.read()
-        finally:
-            f.close()
-        n = len(blob)
-        if n < _SLOT_HDR:
-            # A cut while writing the header: a prefix of the magic, nothing else known.
-            return ("torn" if _SLOT_MAGIC.startswith(blob[:4]) else "bad"), 0, b""
-        magic, gen, length = struct.unpack_from("<4sII", blob, 0)
-        if magic != _SLOT_MAGIC or length > self.max_size:
-            return "bad", 0, b""
-        if n < _SLOT_HDR + length + 4:
-            return "torn", gen, b""
-        if n != _SLOT_HDR + length + 4:
-            return "bad", 0, b""
-        (crc,) = struct.unpack_from("<I", blob, _SLOT_HDR + length)
-        if crc != crc32(memoryview(blob)[:_SLOT_HDR + length]):
-            return "bad", 0, b""
-        return "ok", gen, bytes(blob[_SLOT_HDR:_SLOT_HDR + length])
-
-    def load(self):
-        """The newest valid data (bytes), or None if nothing was ever saved. Raises
-        SlotCorrupt when copies exist and none is valid (except a torn very first save,
-        which was never acknowledged)."""
-        a = self._read(self.paths[0])
-        b = self._read(self.paths[1])
-        good = [r for r in (a, b) if r[0] == "ok"]
-        if good:
-            if len(good) == 2 and a[1] == b[1] and a[2] != b[2]:
-                raise SlotCorrupt("%s: two different copies of generation %d"
-                                  % (self.paths[0], a[1]))
-            best = good[0] if len(good) == 1 or a[1] >= b[1] else good[1]
-            self.gen = best[1]
-            return best[2]
-        present = [r for r in (a, b) if r[0] != "missing"]
-        if not present:
-            self.gen = 0
-            return None
-        if len(present) == 1 and present[0][0] == "torn" and present[0][1] <= 1:
-            # Only a torn generation-1 copy exists: the first save ever was cut short.
-            self.gen = 0
-            return None
-        raise SlotCorrupt("%s: no valid copy" % self.paths[0])
-
-    def save(self, data):
-        data = _as_bytes(data, "slot data")
-        if len(data) > self.max_size:
-            raise ValueError("%s: %d bytes > max %d" % (self.paths[0], len(data),
-                                                        self.max_size))
-        gen = self.gen + 1
-        head = struct.pack("<4sII", _SLOT_MAGIC, gen, len(data)) + data
-        blob = head + struct.pack("<I", crc32(head))
-        if not self._dir_ok:
-            makedirs(self.fs, self.parent)
-            self._dir_ok = True
-        write_file(self.fs, self.paths[gen & 1], blob, self.parent)
-        self.gen = gen
-        return gen
 
 
 # ---- the journal -----------------------------------------------------------------------
@@ -424,7 +208,7 @@ class Journal:
         mv = memoryview(buf)
         f = fs.open(path, "rb")
         try:
-            got = _readfull(f, mv[:_SEG_HDR])
+            got = readfull(f, mv[:_SEG_HDR])
             if got < _SEG_HDR:
                 # Cut while creating the segment: only a prefix of its header exists.
                 if newest and _SEG_MAGIC.startswith(bytes(mv[:min(got, 4)])):
@@ -475,7 +259,7 @@ class Journal:
         buf = self._rbuf
         mv = memoryview(buf)
         avail = size - off
-        n = _readfull(f, mv[:min(_HDR, avail)])
+        n = readfull(f, mv[:min(_HDR, avail)])
         kind_ok = KIND_SNAPSHOT if first else KIND_RECORD
         if n < _HDR:
             # Torn inside the header: every byte there must be what record `seq` has.
@@ -498,7 +282,7 @@ class Journal:
         if avail < total:
             # A complete, self-consistent header and a body cut short: a torn append.
             return -1
-        if _readfull(f, mv[_HDR:total]) != total - _HDR:
+        if readfull(f, mv[_HDR:total]) != total - _HDR:
             raise _corrupt("bad_record", path, off)
         (crc,) = struct.unpack_from("<I", buf, total - 4)
         if crc != crc32(mv[:total - 4]):
@@ -521,7 +305,7 @@ class Journal:
         try:
             left = length
             while left:
-                k = _readfull(src, mv[:min(_COPY, left, len(mv))])
+                k = readfull(src, mv[:min(_COPY, left, len(mv))])
                 if not k:
                     raise JournalError("segment shrank while being repaired")
                 dst.write(mv[:k])
@@ -558,7 +342,7 @@ class Journal:
         return mv[:_OVERHEAD + n]
 
     def _check_payload(self, data, what):
-        data = _as_bytes(data, what)
+        data = as_bytes(data, what)
         if len(data) > self.max_payload:
             raise ValueError("%s is %d bytes, max %d" % (what, len(data), self.max_payload))
         return data

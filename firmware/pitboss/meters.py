@@ -1,7 +1,7 @@
 # Lifetime meters per game: rounds, amount wagered, amount paid, and the same per wager
 # type (ante, play, pair_plus...), as ints in the table's smallest unit.
 #
-# Kept beside the journal in an A/B double-buffered record (pitboss.journal.Slots), not
+# Kept beside the journal in an A/B double-buffered record (pitboss.slots.Slots), not
 # derived from the journal, because:
 #   - the journal is bounded and rotates: lifetime meters cannot be recomputed from the
 #     last few segments, and must survive a journal that is quarantined after corruption;
@@ -19,7 +19,8 @@
 #   boot: journal.open(); meters.load(); meters.recover(journal)
 import json
 
-from pitboss.journal import KIND_RECORD, SlotCorrupt, Slots
+from pitboss.journal import KIND_RECORD
+from pitboss.slots import SlotCorrupt, Slots
 
 _VERSION = 1
 

@@ -1,14 +1,15 @@
-# Deterministic random numbers shared by the shoe simulator (host_tools/shoe_sim.py) and
-# the round simulator (pitboss.table): Marsaglia's xorshift32 with shifts 13/17/5, in
-# plain ints so that CPython and MicroPython produce the same cards for the same seed.
+# Deterministic random numbers: Marsaglia's xorshift32 with shifts 13/17/5, in plain ints
+# so that CPython and MicroPython produce the same cards for the same seed. The one
+# generator of the project: the shoe simulator (host_tools/shoe_sim.py), the round
+# simulator (simulate_round), the host's round plans (host_tools/table_host.py) and the
+# board benchmark all use this class.
 #
 # It is for simulations and tests only. A real table never shuffles: the cards come out
 # of a physical shoe. Nothing here is suitable for anything that must be unpredictable.
 #
 # Known answer (tests/test_shoe.py checks it): XorShift32(1) yields 270369, 67634689,
 # 2647435461, ... and its shuffle(list(range(52))) is the same list on both ports.
-# pitboss.table's simulator has the same generator (same seeding, same rejection
-# sampling, same Fisher-Yates direction); `below` is its name for randbelow.
+# `below` and `Rng` are short aliases (rng.below(6), Rng(seed)) the callers use.
 from pitboss.compat import const
 
 _MASK = const(0xFFFFFFFF)

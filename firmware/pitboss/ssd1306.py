@@ -5,15 +5,9 @@
 # is the controller's own GDDRAM layout: show() copies it byte for byte, no conversion.
 # The board module (board.display()) builds this from its I2C bus; the virtual board builds
 # it on a simulated bus, so the same driver runs on every board.
-try:
-    import framebuf
-except ImportError:
-    # CPython (host tests, screenshots): register the pure-Python stand-in as `framebuf`
-    # and import it under that name, so this module reads the same on every port.
-    from pitboss import pyframebuf
-
-    pyframebuf.install()
-    import framebuf
+# Built into MicroPython. On CPython the host installs its stand-in first
+# (host_tools.framebuf_shim.install()): the firmware itself carries no host code.
+import framebuf
 
 from pitboss.compat import const
 

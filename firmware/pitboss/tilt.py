@@ -1,5 +1,5 @@
 # Tilts: conditions that halt play until an operator clears them. The state is kept on
-# flash (an A/B record, pitboss.journal.Slots), so a tilt survives any number of power
+# flash (an A/B record, pitboss.slots.Slots), so a tilt survives any number of power
 # cycles; every raise and clear goes into a bounded log with its time.
 #
 # Fail-safe in both directions: raise_tilt() takes effect in RAM before the save (if the
@@ -10,7 +10,7 @@
 import json
 import time
 
-from pitboss.journal import SlotCorrupt, Slots
+from pitboss.slots import SlotCorrupt, Slots
 
 # The codes (docs/journal.md explains each and who raises it).
 CODES = (

@@ -51,8 +51,12 @@ function flushOut() {
 const emit = (s) => { for (const b of Buffer.from(s, "latin1")) out.push(b); };
 
 // ---- VM --------------------------------------------------------------------------------
-const local = path.resolve(here, "..", "..", "node_modules", PKG, "micropython.mjs");
-const { loadMicroPython } = await import(fs.existsSync(local) ? local : `${PKG}/micropython.mjs`);
+// The node_modules host_tools chose ($PITBOSS_NODE_MODULES), else the repo's, else resolution.
+const chosen = process.env.PITBOSS_NODE_MODULES;
+const local = chosen ? path.resolve(chosen, PKG, "micropython.mjs")
+  : path.resolve(here, "..", "..", "node_modules", PKG, "micropython.mjs");
+const { loadMicroPython } = await import(
+  chosen || fs.existsSync(local) ? local : `${PKG}/micropython.mjs`);
 const mp = await loadMicroPython({
   heapsize: heap, linebuffer: false,
   stdout: (bytes) => { for (const b of bytes) out.push(b); },

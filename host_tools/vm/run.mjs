@@ -94,7 +94,11 @@ function onIn() {
 
 // ---- VM --------------------------------------------------------------------------------
 function findPackage() {
-  // Prefer the repo's node_modules (two levels up), then normal resolution.
+  // The node_modules host_tools chose ($PITBOSS_NODE_MODULES: the checkout's, or the
+  // installed package's under ~/.pitboss), else the repo's (two levels up), else normal
+  // resolution.
+  const chosen = process.env.PITBOSS_NODE_MODULES;
+  if (chosen) return path.resolve(chosen, PKG, "micropython.mjs");
   const local = path.resolve(here, "..", "..", "node_modules", PKG, "micropython.mjs");
   if (fs.existsSync(local)) return local;
   return createRequire(import.meta.url).resolve(`${PKG}/micropython.mjs`);

@@ -13,6 +13,7 @@ from typing import Iterable, Mapping, Sequence, Union
 PKG = "@micropython/micropython-webassembly-pyscript"
 RUN_MJS = Path(__file__).with_name("run.mjs")
 EXIT_SENTINEL = "PITBOSS-VM-EXIT"
+NODE_MODULES_ENV = "PITBOSS_NODE_MODULES"
 
 _install_lock = threading.Lock()
 
@@ -39,7 +40,24 @@ class VMResult:
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    """The tree holding firmware/, boards/ and package.json (host_tools.REPO)."""
+    import host_tools
+    return Path(host_tools.REPO)
+
+
+def node_dir() -> Path:
+    """The npm project whose node_modules holds the VM: the checkout itself, or
+    <home>/node for an installed package (package.json + package-lock.json copied there
+    from the package, so `npm ci` installs exactly the pinned VM)."""
+    import host_tools
+    return Path(host_tools.home()) / ("node" if host_tools.INSTALLED else "")
+
+
+def _how_to_install(where: Path) -> str:
+    return (f"the virtual board needs the MicroPython WebAssembly VM (npm package {PKG}, "
+            f"pinned in package-lock.json). With Node.js >= 18 and npm on PATH it is "
+            f"installed on first use; to do it yourself: `npm ci` in {where}, or set "
+            f"{NODE_MODULES_ENV} to a node_modules folder that holds {PKG}.")
 
 
 def find_node() -> str:
@@ -51,19 +69,38 @@ def find_node() -> str:
 
 
 def ensure_node_modules() -> Path:
-    """Return node_modules, running `npm ci` (from package-lock.json) if the VM is absent."""
-    root = repo_root()
+    """Return node_modules, running `npm ci` (from package-lock.json) if the VM is absent.
+    $PITBOSS_NODE_MODULES, if set, names a node_modules to use as it is."""
+    env = os.environ.get(NODE_MODULES_ENV)
+    if env:
+        nm = Path(env)
+        if not (nm / PKG / "micropython.mjs").exists():
+            raise VMError(f"${NODE_MODULES_ENV}={env} does not hold {PKG}: "
+                          + _how_to_install(node_dir()))
+        return nm
+    root = node_dir()
     nm = root / "node_modules"
     with _install_lock:
         if not (nm / PKG / "micropython.mjs").exists():
+            if root != repo_root():  # installed: the package's pinned manifest, copied out
+                root.mkdir(parents=True, exist_ok=True)
+                for name in ("package.json", "package-lock.json"):
+                    shutil.copyfile(repo_root() / name, root / name)
             npm = shutil.which("npm")
             if not npm:
-                raise VMError("npm not found: needed once to install " + PKG)
+                raise VMError("npm not found: " + _how_to_install(root))
             cmd = [npm, "ci", "--no-audit", "--no-fund"]
             p = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
             if p.returncode or not (nm / PKG / "micropython.mjs").exists():
-                raise VMError(f"`npm ci` failed in {root}:\n{p.stdout}\n{p.stderr}")
+                raise VMError(f"`npm ci` failed in {root}:\n{p.stdout}\n{p.stderr}\n"
+                              + _how_to_install(root))
     return nm
+
+
+def node_env() -> dict:
+    """The environment for node: run.mjs and bridge.mjs load the VM from
+    $PITBOSS_NODE_MODULES (they cannot find it relative to themselves once installed)."""
+    return dict(os.environ, **{NODE_MODULES_ENV: str(ensure_node_modules().resolve())})
 
 
 MountSpec = Union[Mapping[str, str], Iterable[Sequence[str]]]
@@ -94,7 +131,7 @@ def run_script(script: Union[str, os.PathLike], mounts: MountSpec | None = None,
     Exit codes: 0 ok, SystemExit's code, 1 uncaught exception, 2 usage, 3 VM failure.
     The sentinel line "PITBOSS-VM-EXIT <code>" that run.mjs puts last on stderr is removed.
     """
-    ensure_node_modules()
+    env = node_env()
     cmd = [find_node(), str(RUN_MJS)] + _mount_args(mounts)
     if heap is not None:
         cmd += ["--heap", str(int(heap))]
@@ -109,7 +146,7 @@ def run_script(script: Union[str, os.PathLike], mounts: MountSpec | None = None,
     data = stdin.encode() if isinstance(stdin, str) else (stdin or b"")
     try:
         p = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout,
-                           cwd=repo_root())
+                           cwd=repo_root(), env=env)
     except subprocess.TimeoutExpired as e:
         raise VMError(f"VM script timed out after {timeout}s: {cmd}") from e
     err = p.stderr.decode("utf-8", "replace")

@@ -1,6 +1,6 @@
 # Runs on MicroPython (the VM) and on CPython: the I/O modules on fixed inputs, results as
 # one JSON line. tests/test_io_vm.py runs it both ways and requires identical output, so
-# the frame parser, the deck map file, the display pixels (framebuf vs pyframebuf), the
+# the frame parser, the deck map file, the display pixels (framebuf vs framebuf_shim), the
 # RFID driver and the RNG behave the same on the board's interpreter as in host tests.
 #   argv[1]: a writable directory for the deck map file.
 import hashlib
@@ -8,10 +8,17 @@ import json
 import sys
 from binascii import hexlify
 
-import fake_mfrc522 as F
-from pitboss import deckmap, display, shoe
-from pitboss.mfrc522 import MFRC522, RFIDError
-from pitboss.rng import XorShift32
+try:
+    import framebuf  # noqa: F401  (built into MicroPython)
+except ImportError:  # CPython: the host's stand-in, installed as the host tools do
+    from host_tools import framebuf_shim
+
+    framebuf_shim.install()
+
+import fake_mfrc522 as F  # noqa: E402
+from pitboss import deckmap, display, shoe  # noqa: E402
+from pitboss.mfrc522 import MFRC522, RFIDError  # noqa: E402
+from pitboss.rng import XorShift32  # noqa: E402
 
 
 def sha(buf):

@@ -11,7 +11,8 @@ from binascii import hexlify
 
 from pitboss import auth as A
 from pitboss import journal as J
-from pitboss.journal import Journal, JournalCorrupt, OsFS
+from pitboss.journal import Journal, JournalCorrupt
+from pitboss.osfs import OsFS
 from pitboss.meters import Meters
 from pitboss.tilt import Tilt
 

@@ -1,11 +1,13 @@
 # A pure-Python stand-in for MicroPython's built-in `framebuf`, for CPython: host tests
-# and screenshots draw with the very code the board runs. Only what pitboss draws with is
-# here (MONO_VLSB; fill, fill_rect, pixel, hline, vline, rect, line, text), with the C
-# module's clipping and the same 8x8 font, so a screen is bit-for-bit the one MicroPython
-# draws: tests/test_io_vm.py renders on both and compares the buffers.
+# and screenshots draw with the very code the board runs. Host-only: it lives in
+# host_tools/ and is never flashed; whoever runs firmware display code on CPython calls
+# install() first (host_tools.table_host.LocalTarget, tests/conftest.py). Only what
+# pitboss draws with is here (MONO_VLSB; fill, fill_rect, pixel, hline, vline, rect, line,
+# text), with the C module's clipping and the same 8x8 font, so a screen is bit-for-bit the
+# one MicroPython draws: tests/test_io_vm.py renders on both and compares the buffers.
 #
-# The board never imports this: MicroPython has framebuf built in, and the modules that
-# draw try that first. The font is MicroPython's font_petme128_8x8 (MIT licence,
+# The board never imports this: MicroPython has framebuf built in, and the firmware just
+# does `import framebuf`. The font is MicroPython's font_petme128_8x8 (MIT licence,
 # Copyright (c) 2013 Damien P. George), read back from MicroPython 1.27's own text().
 import sys
 from binascii import unhexlify
@@ -45,7 +47,7 @@ FONT = unhexlify(
 class FrameBuffer:
     def __init__(self, buf, width, height, format, stride=None):
         if format != MONO_VLSB:
-            raise ValueError("pyframebuf supports MONO_VLSB only, not format %r" % (format,))
+            raise ValueError("framebuf_shim supports MONO_VLSB only, not format %r" % (format,))
         if stride is None:
             stride = width
         if len(buf) < ((height + 7) >> 3) * stride:
@@ -151,6 +153,6 @@ class FrameBuffer:
 
 
 def install():
-    """Make `import framebuf` find this module where there is no built-in one (CPython),
-    so firmware modules import framebuf exactly as on the board."""
+    """Make `import framebuf` find this module (CPython has no built-in one), so firmware
+    modules import framebuf exactly as on the board. Idempotent."""
     sys.modules.setdefault("framebuf", sys.modules[__name__])

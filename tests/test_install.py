@@ -1,0 +1,73 @@
+"""`pip install .` (a wheel, not editable) into a fresh venv, then the `pitboss` command
+from a folder outside the repository: --help, rank, census, games, and a real flash of a
+throw-away virtual board from the firmware shipped in the package. pip may take its
+build requirements and the runtime dependencies from its caches, so this stays quick."""
+import json
+import os
+import shutil
+import subprocess
+import venv
+
+from host_tools.vm.runner import PKG, ensure_node_modules, find_node
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_pip_install_then_run_from_another_folder(tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    bindir = env_dir / "bin"
+    p = subprocess.run([str(bindir / "python"), "-m", "pip", "install", "-q",
+                        "--disable-pip-version-check", REPO],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # Nothing of the checkout leaks in: no PYTHONPATH, another cwd, a home of its own.
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("PYTHONPATH", "PITBOSS_STATE", "PITBOSS_NODE_MODULES")}
+    env = dict(base, PATH=str(bindir) + os.pathsep + base.get("PATH", ""),
+               PITBOSS_HOME=str(tmp_path / "home"))
+
+    def pitboss(*args, extra=None, timeout=120):
+        return subprocess.run([str(bindir / "pitboss"), *args], cwd=elsewhere,
+                              env=dict(env, **(extra or {})), capture_output=True,
+                              text=True, timeout=timeout)
+
+    r = pitboss("--help")
+    assert r.returncode == 0 and "flash" in r.stdout and "census" in r.stdout, r.stderr
+    r = pitboss("rank", "--game", "pr-pai-gow", "Kh", "Qh", "9h", "5h", "Jk")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["hand"] == ["Jk=Ah", "Kh", "Qh", "9h", "5h"]
+    r = pitboss("census", "--game", "nj-3card")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["counts"]["straight"] == 720
+    r = pitboss("games")
+    assert r.returncode == 0 and "pa-all-six" in r.stdout
+
+    # The firmware it flashes is the copy inside the installed package, not this checkout.
+    r = subprocess.run([str(bindir / "python"), "-c",
+                        "import host_tools, pitboss; print(host_tools.INSTALLED, "
+                        "host_tools.REPO, pitboss.__file__)"],
+                       cwd=elsewhere, env=env, capture_output=True, text=True, timeout=60)
+    installed, tree, pkg = r.stdout.split()
+    assert installed == "True" and tree.startswith(str(env_dir)), r.stdout + r.stderr
+    assert pkg.startswith(tree) and os.path.isfile(os.path.join(tree, "firmware", "main.py"))
+    assert len(os.listdir(os.path.join(tree, "tests", "vectors"))) >= 8
+
+    # No VM and no npm: a clear message saying what to install and where, not a traceback.
+    r = pitboss("flash", "--port", "virtual",
+                extra={"PATH": str(bindir), "PITBOSS_NODE": find_node()})
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "npm ci" in r.stderr and PKG in r.stderr and str(tmp_path / "home") in r.stderr
+    assert os.path.isfile(tmp_path / "home" / "node" / "package-lock.json")
+
+    # With the VM (this checkout's node_modules, so no npm download here): a real flash,
+    # verified by the board, its build under PITBOSS_HOME.
+    nm = str(ensure_node_modules())
+    r = pitboss("flash", "--port", "virtual", extra={"PITBOSS_NODE_MODULES": nm}, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "verified: the board's" in r.stdout and "/pitboss/evaluator.mpy" in r.stdout
+    assert (tmp_path / "home" / "build" / "mpy").is_dir()
+    shutil.rmtree(env_dir)  # a few MB; tmp_path keeps the rest for a post-mortem
