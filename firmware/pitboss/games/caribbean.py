@@ -1,6 +1,6 @@
 # Caribbean Poker (qc-caribbean): dealer qualification, Ante and Call, posted paytable.
 #
-# Ranks: /work/shared/rules/quebec-caribbean-poker-ranks.fr.txt (art. 67.11).
+# Ranks: shared/rules/ (beside the repository) quebec-caribbean-poker-ranks.fr.txt (art. 67.11).
 # Procedure (Loto-Québec, "Poker des Caraïbes", casinos.lotoquebec.com): five cards to
 # each player and the dealer; a player who placed an ante either raises "du double de sa
 # mise initiale" (the Call, twice the ante) or abandons the ante. The dealer qualifies

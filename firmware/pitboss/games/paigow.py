@@ -1,7 +1,7 @@
 # Pai Gow Poker (pr-pai-gow, pr-pai-gow-a5-low): the foul rule, the 21 ways to set seven
 # cards, the house way that sets the banker's hand, and settlement.
 #
-# Rule texts: /work/shared/rules/puerto-rico-pai-gow-poker-ranks.es.txt (PR A-E): the
+# Rule texts: shared/rules/ (beside the repository) puerto-rico-pai-gow-poker-ranks.es.txt (PR A-E): the
 # five-card high hand is ranked by the game's profile, the two-card low hand by the
 # pr-pai-gow-low profile (PR B.10: a pair or not; PR A: the joker is an ace in it).
 #

@@ -1,6 +1,6 @@
 # Showdown (nj-5card, nj-3card): N seats, the best hand wins the pot, ties split it.
 #
-# Ranks: /work/shared/rules/new-jersey-poker-ranks.txt (b)-(e). NJ (e): "If the hands
+# Ranks: shared/rules/ (beside the repository) new-jersey-poker-ranks.txt (b)-(e). NJ (e): "If the hands
 # are of identical rank after the application of this subsection, the hands shall be
 # considered tied and the pot shall be equally divided among the players with the tied
 # hands." A pot that does not divide evenly in the table's smallest unit leaves odd

@@ -1,7 +1,7 @@
 # Three Card Prime (pa-three-card-prime; All-Six Bonus pa-all-six): dealer qualification,
 # Ante and Play, and the Pair Bonus, Prime and All-Six Bonus side wagers.
 #
-# Ranks: /work/shared/rules/pennsylvania-three-card-prime-ranks.txt (PA (a)-(d)).
+# Ranks: shared/rules/ (beside the repository) pennsylvania-three-card-prime-ranks.txt (PA (a)-(d)).
 # Round procedure: 58 Pa. Code § 679a.1 ("Qualify": the dealer's hand is a queen high or
 # better; "Bad Beat Bonus": a payout on the Play Wager when the player's hand is a flush
 # or higher, or a straight or higher, depending on the paytable, but loses to the
