@@ -322,3 +322,21 @@ def buttons():
     if _buttons is None:
         _buttons = tuple(SimPin(1) for _ in range(BUTTON_COUNT))
     return _buttons
+
+
+# The logic-door service switch. There is no GPIO: the virtual board's host sets it at
+# power-on (`pitboss board start --production`, host_tools/vboard.py, passes it to the
+# bridge, which puts it in the ROM-like module pitboss_board as SERVICE). On CPython
+# (host tests: no REPL to protect) a test sets SERVICE here.
+SERVICE = False
+# The bridge runs the main loop one input burst at a time (no blocking stdin in the VM):
+# pitboss.app.main() hands it the loop body instead of looping (see bridge.mjs).
+EVENT_DRIVEN = True
+
+
+def service_switch():
+    try:
+        import pitboss_board
+    except ImportError:
+        return SERVICE
+    return bool(getattr(pitboss_board, "SERVICE", False))

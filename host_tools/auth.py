@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import sys
+import time
 from pathlib import Path
 
 KEY_BYTES = 32
@@ -107,10 +108,30 @@ class KeyStore:
         path = self.key_path(board)
         self._ensure_folder()
         key = secrets.token_bytes(KEY_BYTES)
-        if path.exists() and not force:
-            raise FileExistsError("%s exists (use force to replace the key)" % path)
-        _write_private(path, key.hex() + "\n", exclusive=not path.exists())
+        if path.exists():
+            if not force:
+                raise FileExistsError("%s exists: the board may still hold that key "
+                                      "(--force replaces it, keeping the old one)" % path)
+            self.retire(board)
+        _write_private(path, key.hex() + "\n", exclusive=True)
         return key
+
+    def retire(self, board: str) -> Path:
+        """Keep the current key as <board>.key.<UTC timestamp> (never overwritten): a
+        board that did not take the new key can still be reached with the old one."""
+        path = self.key_path(board)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        for n in range(1000):
+            old = path.with_name("%s.%s%s" % (path.name, stamp, "-%d" % n if n else ""))
+            if not old.exists():
+                os.rename(path, old)
+                return old
+        raise KeyStoreError("too many retired keys for %s at %s" % (board, stamp))
+
+    def retired(self, board: str) -> list:
+        """The retired keys of `board`, oldest first."""
+        name = self.key_path(board).name + "."
+        return sorted(p for p in self.folder.glob(name + "*") if not p.name.endswith(".tmp"))
 
     def load_key(self, board: str) -> bytes:
         path = self.key_path(board)

@@ -8,7 +8,8 @@ import boards
 from host_tools.vm import run_script
 
 REAL = ("pico", "esp32_devkitc")
-FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins")
+FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins",
+             "service_switch")
 
 
 @pytest.mark.parametrize("name", boards.BOARDS)

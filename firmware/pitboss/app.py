@@ -206,34 +206,111 @@ def screen():
 
 
 # ---- the main loop on a real board ----------------------------------------------------
+_REFUSED = json.dumps({"ok": False, "error": {
+    "code": "bad_format",
+    "message": "line refused: not printable ASCII, or longer than %d bytes" % _LINE_MAX}})
+
+
+class LineReader:
+    """Bytes in, protocol lines out. A line ends at CR or LF; one holding a byte outside
+    printable ASCII (Ctrl-C, NUL, 0xFF...) or longer than _LINE_MAX is refused whole,
+    never cut and run. feed(byte) -> None (no line yet), a str line, or False (refused)."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.bad = False
+
+    def feed(self, b):
+        if b == 10 or b == 13:
+            if self.bad:
+                self.buf = bytearray()
+                self.bad = False
+                return False
+            if not self.buf:
+                return None
+            line = self.buf.decode()
+            self.buf = bytearray()
+            return line
+        if b < 32 or b > 126 or len(self.buf) >= _LINE_MAX:
+            self.bad = True
+        elif not self.bad:
+            self.buf.append(b)
+        return None
+
+
+def _answer(a, line, write):
+    if line is False:
+        write(_REFUSED)
+        return
+    try:
+        write(json.dumps(a.ctl.command(line)))
+    except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
+        write(json.dumps({"ok": False, "error": {"code": "internal",
+                                                 "message": repr(e)[:80]}}))
+
+
+def _deal(a, write):
+    try:
+        for reply in a.poll():
+            write(json.dumps(reply))
+    except Exception as e:  # noqa: BLE001
+        write(json.dumps({"ok": False, "error": {"code": "internal",
+                                                 "message": "shoe: %r" % (e,)}}))
+
+
 def main():
+    """Production: the table's main loop on the USB serial port; it never returns. Ctrl-C
+    is switched off so the port offers no REPL (pitboss.service, docs/security.md)."""
     import sys
+
+    import micropython
 
     a = app()
     if a.display is not None and not a.ctl.tilt.tilted:
         a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
-    serve(a, sys.stdin, print)
+    micropython.kbd_intr(-1)
+    if getattr(a.hw, "EVENT_DRIVEN", False):
+        # The virtual board: its VM cannot block on stdin, so the bridge (bridge.mjs)
+        # calls one pass of the loop per burst of input instead.
+        import pitboss_board
+
+        reader = LineReader()
+        pitboss_board.main_loop = lambda data: pump(a, reader, data, print)
+        return
+    while True:  # never exits: anything a pass raises is answered and the loop goes on
+        try:
+            serve(a, sys.stdin, print)
+        except Exception as e:  # noqa: BLE001
+            print(json.dumps({"ok": False, "error": {"code": "internal",
+                                                     "message": repr(e)[:80]}}))
+
+
+def pump(a, reader, data, write):
+    """One pass of the main loop over `data` (bytes that arrived): answer each complete
+    line, then deal what the shoe delivered."""
+    for b in data:
+        line = reader.feed(b)
+        if line is not None:
+            _answer(a, line, write)
+    _deal(a, write)
 
 
 def serve(a, stream, write, poll_ms=10):
     """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
-    stdin on a board) until the stream ends. KeyboardInterrupt (Ctrl-C) is never caught
-    here: it ends the loop and leaves the board at the REPL, so mpremote can get in."""
+    stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
+    has one), so no input can raise a decoding error here."""
     import select
 
     poller = select.poll()
     poller.register(stream, select.POLLIN)
-    line = bytearray()
+    raw = getattr(stream, "buffer", stream)
+    reader = LineReader()
     while True:
-        for reply in a.poll():
-            write(json.dumps(reply))
+        _deal(a, write)
         for _ in poller.poll(poll_ms):
-            ch = stream.read(1)
+            ch = raw.read(1)
             if not ch:
                 return  # the host closed the line (a board's USB serial never does)
-            if ch in ("\n", "\r"):
-                if line:
-                    write(json.dumps(a.ctl.command(line.decode())))
-                    line = bytearray()
-            elif len(line) < _LINE_MAX:
-                line.extend(ch.encode())
+            line = reader.feed(ch[0] if isinstance(ch, bytes) else ord(ch))
+            if line is not None:
+                _answer(a, line, write)
