@@ -80,11 +80,21 @@ def probe(port, wait=2.0):
     `version` is a refused line or a NameError at worst."""
     with ProtocolLink(port) as link:
         link.write(b"\x02\r\nversion\r\n")
-        got = link.read_for(wait)
+        got = b""
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            got += link.s.read(4096)
+            mode = _mode_of(got)
+            if mode:
+                return mode
+    return None
+
+
+def _mode_of(got):
     for line in got.splitlines():
         line = line.strip()
         if line.startswith(b"{") and b'"version"' in line:
             return PRODUCTION
-    if b">>>" in got or b"Error" in got or b"MicroPython" in got:
+    if b"NameError" in got:
         return SERVICE
     return None

@@ -30,7 +30,7 @@ class App:
             self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH, hw.DISPLAY_HEIGHT)
         self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
                               display=self.display,
-                              integrity=_firmware_problems if check_firmware else None)
+                              integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
         # table's shoe; without a registered deck the serial shoe is.
         self.reader = self.deckmap = self.registration = None
@@ -41,8 +41,50 @@ class App:
         self.shoe = self._make_shoe()
         self.ctl.on_new_round = self._new_shuffle
         self.ctl.auth_commands["deck-register"] = self.cmd_deck_register
+        self.ctl.auth_commands["provision"] = self.cmd_provision
         self.ctl.commands["deck"] = self.cmd_deck
+        self.ctl.commands["verify"] = self.cmd_verify
         self.boot = self.ctl.boot()
+
+    def _firmware_problems(self):
+        # The boot check: every file on the filesystem, and the manifest's seal under the
+        # board's key (none before provisioning: then nothing can be configured either).
+        # Only a flashed board has a manifest; host-run firmware passes check_firmware=False.
+        return ["%s: %s" % p for p in integrity.check(root="/", mac=self.ctl.auth.mac())]
+
+    # ---- integrity and keys from production (docs/security.md) ------------------------
+    def cmd_verify(self, args):
+        """verify SEED_HEX: the seeded answer over every file (pitboss.integrity), for a
+        verifier that compares it with its own build; needs no key, reveals no secret."""
+        from binascii import unhexlify
+        import sys
+
+        if len(args) != 1:
+            raise ProtocolError("bad_args", "usage: verify SEED_HEX (%d..%d bytes)"
+                                % (integrity.SEED_MIN, integrity.SEED_MAX))
+        try:
+            seed = unhexlify(args[0])
+        except ValueError:
+            raise ProtocolError("bad_args", "the seed is not hex")
+        reply = integrity.seeded_answer(seed)  # ValueError (bad length): bad_args
+        info, _ = integrity.parse_manifest(integrity.read_manifest() or "")
+        mac = self.ctl.auth.mac()
+        seal = integrity.read_manifest(integrity.SEAL)
+        reply.update(board=self.hw.NAME, platform=sys.platform,
+                     mpy=getattr(sys.implementation, "_mpy", 0),
+                     mode=info.get("mode"), state=info.get("state"),
+                     sealed=None if mac is None else (
+                         seal is not None and seal.strip() == integrity.seal_of(
+                             mac, integrity.read_manifest() or "")))
+        return reply
+
+    def cmd_provision(self, args):
+        """auth N MAC provision WRAPPED_HEX FINGERPRINT: a new key, from production, for
+        whoever holds the current one (pitboss.auth.Auth.rekey)."""
+        if len(args) != 2:
+            raise ProtocolError("bad_args", "usage: provision WRAPPED_KEY_HEX FINGERPRINT")
+        a = self.ctl.auth
+        return {"provisioned": a.rekey(a.counter, args[0], args[1])}
 
     def _make_shoe(self):
         if self.deckmap is not None and len(self.deckmap):
@@ -119,11 +161,6 @@ def _load_deckmap(path, ctl):
         # A damaged map must not be guessed from: halt until a deck is registered again.
         ctl.raise_tilt("shoe_fault", "deck map: %s" % e)
         return DeckMap()
-
-
-def _firmware_problems():
-    # Only a flashed board has a manifest; the host-run firmware (tests) passes None.
-    return ["%s: %s" % p for p in integrity.check()]
 
 
 def _dice_rng():
