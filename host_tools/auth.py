@@ -54,6 +54,17 @@ def auth_line(key: bytes, counter: int, command: str) -> str:
     return "auth %d %s %s" % (counter, mac_hex(key, counter, command), command)
 
 
+def rekey_command(old_key: bytes, counter: int, new_key: bytes) -> str:
+    """The authenticated command that gives a production board `new_key` (firmware:
+    pitboss.auth.Auth.rekey): the key XORed with HMAC(old key, "pitboss-key-wrap N"), so
+    it never crosses the serial line in clear, and its fingerprint."""
+    pad = hmac.new(old_key, b"pitboss-key-wrap %d" % counter, hashlib.sha256).digest()
+    if len(new_key) != len(pad):
+        raise ValueError("a re-provisioned key is %d bytes" % len(pad))
+    wrapped = bytes(a ^ b for a, b in zip(new_key, pad))
+    return "provision %s %s" % (wrapped.hex(), fingerprint(new_key))
+
+
 def fingerprint(key: bytes) -> str:
     return hashlib.sha256(key).hexdigest()[:8]
 
@@ -168,6 +179,20 @@ class KeyStore:
         _write_private(self.counter_path(board), json.dumps({"last": n}) + "\n",
                        exclusive=False)
         return n
+
+    def rekey_line(self, board: str, new_key: bytes, board_last: int = 0) -> str:
+        """`auth N MAC provision WRAPPED FP` for a production board, under the current key."""
+        key = self.load_key(board)
+        n = self.next_counter(board, board_last)
+        return auth_line(key, n, rekey_command(key, n, new_key))
+
+    def install(self, board: str, key: bytes) -> None:
+        """Store `key` as the board's key, retiring the current one (after the board took
+        it: re-provisioning from production)."""
+        self._ensure_folder()
+        if self.key_path(board).exists():
+            self.retire(board)
+        _write_private(self.key_path(board), key.hex() + "\n", exclusive=True)
 
     def sign(self, board: str, command: str, board_last: int = 0) -> str:
         key = self.load_key(board)

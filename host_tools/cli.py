@@ -123,3 +123,11 @@ def main(argv=None):
         return args.func(args)
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # noqa: BLE001
+        # Every error is one line and exit 2, never a traceback; PITBOSS_DEBUG=1 shows it.
+        import os
+
+        if os.environ.get("PITBOSS_DEBUG"):
+            raise
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        return _fail("%s%s" % (type(e).__name__, ": " + lines[0] if lines else ""))

@@ -623,27 +623,31 @@ def _port(port):
 # --------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------
+def _one_line(e) -> str:
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    if len(lines) > 2:
+        lines = [lines[0], lines[-1]]
+    return " | ".join(lines) or type(e).__name__
+
+
 def _cmd_flash(args) -> int:
+    # Errors: one line, exit 2 (as every CLI error); the full mpremote output of a failed
+    # step is in the exception for callers of flash().
     try:
         flash(args.port, args.board, args.source)
-    except ProductionMode as e:
-        print("pitboss flash: %s" % e, file=sys.stderr)
-        return 2
     except FlashError as e:
-        print("pitboss flash: %s" % e, file=sys.stderr)
-        return 1
+        print("pitboss flash: %s" % _one_line(e), file=sys.stderr)
+        return 2
     return 0
 
 
 def _cmd_verify(args) -> int:
+    """Exit 0: the board matches; 1: it does not (each problem printed); 2: no answer."""
     try:
         r = verify(args.port, args.board, True if args.source else None)
-    except ProductionMode as e:
-        print("pitboss verify: %s" % e, file=sys.stderr)
-        return 2
     except FlashError as e:
-        print("pitboss verify: %s" % e, file=sys.stderr)
-        return 1
+        print("pitboss verify: %s" % _one_line(e), file=sys.stderr)
+        return 2
     return 0 if r.ok else 1
 
 

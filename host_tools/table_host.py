@@ -282,14 +282,46 @@ def cmd_provision(args):
         # board still holds would lock the operator out of it.
         return _fail("%s already has a key (%s); --force replaces it and keeps the old one"
                      % (args.board_id, path))
+    from host_tools.protolink import PRODUCTION, LinkError, probe
+
     try:
-        with open_board(args.port) as b:
-            conf = Configurator(BoardTarget(b), args.board_id, keys)
-            fp = conf.provision(force=args.force)
-    except (BoardError, FileExistsError, KeyStoreError) as e:
+        if args.port != "virtual" and probe(args.port) == PRODUCTION:
+            fp = _rekey_production(args.port, args.board_id, keys)
+        else:
+            with open_board(args.port) as b:
+                conf = Configurator(BoardTarget(b), args.board_id, keys)
+                fp = conf.provision(force=args.force)
+    except (BoardError, FileExistsError, KeyStoreError, LinkError, UsageError) as e:
         return _fail(e)
     print("provisioned %s (key fingerprint %s)" % (args.board_id, fp))
     return 0
+
+
+def _rekey_production(port, board_id, keys):
+    """A production board has no REPL: it takes a new key only as an authenticated
+    command under its current one (pitboss.auth.Auth.rekey). The new key is written
+    aside first, so a crash after the board took it does not lose it."""
+    import secrets
+
+    from host_tools.auth import _write_private
+    from host_tools.protolink import ProtocolLink
+
+    try:
+        keys.load_key(board_id)
+    except KeyStoreError as e:
+        raise UsageError("a production board is re-provisioned under its current key: %s"
+                         % e)
+    new = secrets.token_bytes(32)
+    aside = keys.key_path(board_id).with_name(keys.key_path(board_id).name + ".new")
+    _write_private(aside, new.hex() + "\n", exclusive=False)
+    with ProtocolLink(port) as link:
+        r = link.request(keys.rekey_line(board_id, new), timeout=60)
+    if not r.get("ok"):
+        aside.unlink()
+        raise UsageError("the board refused the new key: %s" % r["error"]["message"])
+    keys.install(board_id, new)
+    aside.unlink()
+    return fingerprint(new)
 
 
 def cmd_config(args):

@@ -284,5 +284,6 @@ def test_cli_commands_on_a_throwaway_board(capsys):
     # --port virtual: a fresh board for the one command, so nothing is flashed on it.
     assert cli_main(["verify", "--port", "virtual"]) == 1
     assert "no manifest" in capsys.readouterr().out
-    assert cli_main(["flash", "--port", "virtual", "--board", "pico"]) == 1
-    assert "rp2 board" in capsys.readouterr().err
+    assert cli_main(["flash", "--port", "virtual", "--board", "pico"]) == 2
+    err = capsys.readouterr().err
+    assert "rp2 board" in err and len(err.strip().splitlines()) == 1
