@@ -335,8 +335,7 @@ EVENT_DRIVEN = True
 
 
 def service_switch():
-    try:
-        import pitboss_board
-    except ImportError:
-        return SERVICE
-    return bool(getattr(pitboss_board, "SERVICE", False))
+    import sys
+
+    rom = sys.modules.get("pitboss_board")  # imported by the bridge at power-on
+    return SERVICE if rom is None else bool(getattr(rom, "SERVICE", False))

@@ -309,10 +309,9 @@ def main():
     if getattr(a.hw, "EVENT_DRIVEN", False):
         # The virtual board: its VM cannot block on stdin, so the bridge (bridge.mjs)
         # calls one pass of the loop per burst of input instead.
-        import pitboss_board
-
         reader = LineReader()
-        pitboss_board.main_loop = lambda data: pump(a, reader, data, print)
+        setattr(sys.modules["pitboss_board"], "main_loop",
+                lambda data: pump(a, reader, data, print))
         return
     while True:  # never exits: anything a pass raises is answered and the loop goes on
         try:
