@@ -270,9 +270,9 @@ def plan(files: list[BuiltFile], board_hashes: dict[str, str | None],
 
     Copies every file whose hash on the board differs (missing counts); removes files the
     old manifest listed that the new firmware does not have, the other form (.py/.mpy)
-    of every new module where the board has one, and every other file on the board
-    (board_files) that is neither the new firmware nor the firmware's data: the boot
-    check treats any such file as tampering (pitboss.integrity)."""
+    of every new module where the board has one, and every other code file on the board
+    (board_files: its .py/.mpy): the boot check treats any such file as tampering
+    (pitboss.integrity)."""
     new = {f.dest for f in files}
     copy = sorted((f for f in files if board_hashes.get(f.dest) != f.sha256), key=_copy_order)
     remove = set()
@@ -285,7 +285,7 @@ def plan(files: list[BuiltFile], board_hashes: dict[str, str | None],
         if other and other not in new and board_hashes.get(other) is not None:
             remove.add(other)
     for path in board_files or ():
-        if path not in new and path != MANIFEST and not integrity.is_data(path):
+        if path not in new and integrity.is_code(path):
             remove.add(path)
     final = manifest_text(files, board, mode, integrity.COMPLETE)
     return Plan(copy, sorted(remove), final,

@@ -9,9 +9,10 @@
 # that silently runs half of each firmware. check() is what the firmware runs at boot.
 #
 # The manifest alone proves nothing (whoever changes a file can change its line), so:
-#  - every file on the filesystem is enumerated, not just the listed ones: anything that
-#    is not the firmware's own data (journal, state, key, deck map) and not listed is a
-#    problem (a .py shadowing an .mpy, /boot.py, a module in /lib);
+#  - every file on the filesystem is enumerated, not just the listed ones: any code
+#    (.py/.mpy: what MicroPython imports or runs) that is not listed is a problem (a .py
+#    shadowing an .mpy, /boot.py, a module in /lib or beside the journal); other files
+#    (the journal, state, key, deck map, test vectors) are data nothing executes;
 #  - the manifest is sealed: /manifest.mac holds HMAC-SHA256(board key, "pitboss-manifest\n"
 #    + manifest), written on the board after a flash verified every file against the
 #    host's build and at provisioning (pitboss.auth.seal_manifest); the boot check
@@ -41,10 +42,6 @@ MANIFEST = "/manifest.sha256"
 SEAL = "/manifest.mac"
 SEAL_PREFIX = b"pitboss-manifest\n"
 HEADER = "# pitboss-manifest"
-# What the firmware itself writes (journal, meters/tilts, key/counter, deck map) and the
-# seal: data, never code, so not in the manifest. Nothing named .py/.mpy is data anywhere.
-DATA_DIRS = ("/journal/", "/state/", "/auth/")
-DATA_FILES = ("/deckmap.txt", "/deckmap.txt.tmp", SEAL, SEAL + ".tmp")
 SEED_MIN = const(16)  # bytes of a verification seed
 SEED_MAX = const(64)
 PENDING = "pending"
@@ -109,17 +106,16 @@ class Mac:
         return "<Mac>"  # never the key
 
 
-def is_data(path, root=""):
-    """Is `path` (under `root`) one of the firmware's data files rather than code?"""
-    p = path[len(root):] if root and path.startswith(root) else path
-    if p.endswith(".py") or p.endswith(".mpy"):
-        return False
-    if p in DATA_FILES:
-        return True
-    for d in DATA_DIRS:
-        if p.startswith(d):
-            return True
-    return False
+def is_code(path):
+    """What MicroPython would import or run: .py and .mpy files, wherever they are."""
+    return path.endswith(".py") or path.endswith(".mpy")
+
+
+def listed(root=""):
+    """The board paths the manifest under `root` lists, plus the manifest itself."""
+    out = set(p for _, p in parse_manifest(read_manifest(root + MANIFEST) or "")[1])
+    out.add(MANIFEST)
+    return out
 
 
 def files(root="/"):
@@ -226,10 +222,9 @@ def check(path=MANIFEST, root=None, mac=None):
         elif got.strip() != seal_of(mac, text):
             problems.append((seal, "seal mismatch"))
     if root is not None:
-        listed = set(p for _, p in entries)
-        listed.add(path)
+        known = set(p for _, p in entries)
         for p in files(root):
-            if p not in listed and not is_data(p, root.rstrip("/")):
+            if is_code(p) and p not in known:
                 problems.append((p, "unlisted"))
     for digest, fpath in entries:
         if not digest:
@@ -264,14 +259,14 @@ def describe(paths):
         "version": list(sys.implementation.version[:3]),
         "manifest": read_manifest(),
         "hashes": {p: file_sha256(p) for p in paths},
-        "files": [p for p in files("/") if not is_data(p)],
+        "files": [p for p in files("/") if is_code(p)],
     })
 
 
 def seeded_answer(seed, root="/"):
     """The answer to a verifier's seed (bytes, SEED_MIN..SEED_MAX): every file under
-    `root` that is not data, in sorted path order, as [path, hex HMAC-SHA256(seed, path
-    + NUL + the file's bytes)], and digest = HMAC-SHA256(seed, for each file in that
+    `root` that is code or that the manifest lists, and the manifest, in sorted path
+    order, as [path, hex HMAC-SHA256(seed, path + NUL + the file's bytes)], and digest = HMAC-SHA256(seed, for each file in that
     order: path + NUL + its raw HMAC). A host with the same build computes the same;
     without the seed in advance, no stored answer fits."""
     if not SEED_MIN <= len(seed) <= SEED_MAX:
@@ -284,10 +279,12 @@ def seeded_answer(seed, root="/"):
     total = mac.start()
     out = []
     base = root.rstrip("/")
+    known = listed(base)
     for p in files(root):
-        if is_data(p, base):
+        rel = p[len(base):]
+        if not is_code(rel) and rel not in known:
             continue
-        name = p[len(base):].encode()
+        name = rel.encode()
         h = mac.start()
         h.update(name + b"\0")
         f = open(p, "rb")
