@@ -306,12 +306,12 @@ def main():
     if a.display is not None and not a.ctl.tilt.tilted:
         a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
     micropython.kbd_intr(-1)
-    if getattr(a.hw, "EVENT_DRIVEN", False):
-        # The virtual board: its VM cannot block on stdin, so the bridge (bridge.mjs)
-        # calls one pass of the loop per burst of input instead.
+    rom = sys.modules.get("pitboss_board")
+    if rom is not None and getattr(a.hw, "EVENT_DRIVEN", False):
+        # The virtual board behind its bridge: the VM cannot block on stdin, so the
+        # bridge (bridge.mjs) calls one pass of the loop per burst of input instead.
         reader = LineReader()
-        setattr(sys.modules["pitboss_board"], "main_loop",
-                lambda data: pump(a, reader, data, print))
+        setattr(rom, "main_loop", lambda data: pump(a, reader, data, print))
         return
     while True:  # never exits: anything a pass raises is answered and the loop goes on
         try:
