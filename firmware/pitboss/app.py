@@ -295,6 +295,21 @@ def _deal(a, write):
                                                  "message": "shoe: %r" % (e,)}}))
 
 
+class _Down:
+    """A table that could not start (its App raised): the loop still owns the port and
+    answers every line with the reason, rather than ending main.py into the REPL."""
+
+    def __init__(self, why):
+        self.ctl = self
+        self.why = why
+
+    def poll(self):
+        return []
+
+    def command(self, line):
+        return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
+
+
 def main():
     """Production: the table's main loop on the USB serial port; it never returns. Ctrl-C
     is switched off so the port offers no REPL (pitboss.service, docs/security.md)."""
@@ -302,12 +317,15 @@ def main():
 
     import micropython
 
-    a = app()
-    if a.display is not None and not a.ctl.tilt.tilted:
-        a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
-    micropython.kbd_intr(-1)
+    micropython.kbd_intr(-1)  # again: main() may be called without /main.py
+    try:
+        a = app()
+        if a.display is not None and not a.ctl.tilt.tilted:
+            a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
+    except Exception as e:  # noqa: BLE001
+        a = _Down(repr(e)[:120])
     rom = sys.modules.get("pitboss_board")
-    if rom is not None and getattr(a.hw, "EVENT_DRIVEN", False):
+    if rom is not None and getattr(_board.get(), "EVENT_DRIVEN", False):
         # The virtual board behind its bridge: the VM cannot block on stdin, so the
         # bridge (bridge.mjs) calls one pass of the loop per burst of input instead.
         reader = LineReader()
