@@ -349,7 +349,9 @@ def is_virtual(port: str) -> bool:
 def resolve_port(port_arg: str | None):
     """`--port virtual` -> a throw-away virtual board's device path; anything else as is."""
     if port_arg == "virtual":
-        with virtual_board() as st:
+        # Service mode: a throw-away board is flashed for its one command, and today's
+        # host table commands use the raw REPL (issue 11 moves them onto protocol lines).
+        with virtual_board(service=True) as st:
             yield st["port"]
     else:
         yield port_arg
