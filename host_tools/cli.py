@@ -82,8 +82,15 @@ def _fail(message):
     return EXIT_BAD_INPUT
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (and exit 2, as argparse has)."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, "%s: %s (see %s -h)\n" % (self.prog, message, self.prog))
+
+
 def build_parser():
-    ap = argparse.ArgumentParser(prog="pitboss", description=__doc__.splitlines()[0])
+    ap = _Parser(prog="pitboss", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("rank", help="rank a hand (or --batch: one hand per stdin line)")

@@ -99,3 +99,16 @@ def test_unreachable_port_is_one_line(tmp_path):
         one_line_exit_2(r, NO_BOARD)
     r = run("flash", "--port", NO_BOARD, keys=tmp_path / "keys")
     assert r.returncode in (1, 2) and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["rank", "--port", NO_BOARD, "--game", "nj-5card", "As", "Ks", "Qs", "Js", "Ts"], NO_BOARD),
+    (["vectors", "--port", NO_BOARD], NO_BOARD),
+    (["screenshot", "--port", NO_BOARD, "out.png"], NO_BOARD),
+    (["config", "--port", NO_BOARD, "--game", "nj-5card", "--seats", "abc"], "invalid int"),
+    (["board", "start", "--bogus"], "unrecognized arguments"),
+    (["no-such-command"], "invalid choice"),
+    (["rank"], "required"),
+])
+def test_other_errors_found_are_one_line_exit_2(tmp_path, args, needle):
+    one_line_exit_2(run(*args, keys=tmp_path / "keys"), needle)
