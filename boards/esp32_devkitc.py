@@ -15,6 +15,8 @@
 #   SSD1306 OLED  I2C0   SDA 21  SCL 22   address 0x3C, 128x64
 #   status LED    GPIO25 (active high)    the DevKitC has no user LED, GPIO2 is a strap
 #   buttons       GPIO32, GPIO33 to GND, internal pull-ups (34-39 have none), pressed = 0
+#   service switch  GPIO27 to GND (internal pull-up): the logic door's key switch; held
+#                 closed at reset = service mode (REPL, flashing), open = production
 try:
     from micropython import const
 except ImportError:  # CPython (host tests): const() is only a compile-time hint
@@ -56,6 +58,8 @@ DISPLAY_HEIGHT = const(64)
 DISPLAY_FREQ = const(400_000)
 
 LED_PIN = const(25)
+# The logic-door switch, read once at boot (pitboss.service): closed (0) = service mode.
+SERVICE_PIN = const(27)
 BUTTON_PINS = (32, 33)
 
 
@@ -74,6 +78,7 @@ def pins():
         "led": LED_PIN,
         "button_a": BUTTON_PINS[0],
         "button_b": BUTTON_PINS[1],
+        "service": SERVICE_PIN,
     }
 
 
@@ -136,3 +141,11 @@ def buttons():
     from machine import Pin
 
     return tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in BUTTON_PINS)
+
+
+def service_switch():
+    """True if the logic-door service switch is held closed (reads 0 through the pull-up).
+    Read once at boot by pitboss.service; the pin is left as an input."""
+    from machine import Pin
+
+    return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0

@@ -11,6 +11,8 @@
 #   SSD1306 OLED  I2C0   SDA GP8   SCL GP9    address 0x3C, 128x64
 #   status LED    GP25   the Pico's on-board LED (active high)
 #   buttons       GP14, GP15  to GND, internal pull-ups, so pressed reads 0
+#   service switch  GP22 to GND (internal pull-up): the logic door's key switch; held
+#                 closed at reset = service mode (REPL, flashing), open = production
 try:
     from micropython import const
 except ImportError:  # CPython (host tests): const() is only a compile-time hint
@@ -52,6 +54,8 @@ DISPLAY_HEIGHT = const(64)
 DISPLAY_FREQ = const(400_000)
 
 LED_PIN = const(25)
+# The logic-door switch, read once at boot (pitboss.service): closed (0) = service mode.
+SERVICE_PIN = const(22)
 BUTTON_PINS = (14, 15)
 
 
@@ -70,6 +74,7 @@ def pins():
         "led": LED_PIN,
         "button_a": BUTTON_PINS[0],
         "button_b": BUTTON_PINS[1],
+        "service": SERVICE_PIN,
     }
 
 
@@ -132,3 +137,11 @@ def buttons():
     from machine import Pin
 
     return tuple(Pin(n, Pin.IN, Pin.PULL_UP) for n in BUTTON_PINS)
+
+
+def service_switch():
+    """True if the logic-door service switch is held closed (reads 0 through the pull-up).
+    Read once at boot by pitboss.service; the pin is left as an input."""
+    from machine import Pin
+
+    return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0

@@ -322,3 +322,20 @@ def buttons():
     if _buttons is None:
         _buttons = tuple(SimPin(1) for _ in range(BUTTON_COUNT))
     return _buttons
+
+
+# The logic-door service switch. There is no GPIO: the virtual board's host sets it at
+# power-on (`pitboss board start --production`, host_tools/vboard.py, passes it to the
+# bridge, which puts it in the ROM-like module pitboss_board as SERVICE). On CPython
+# (host tests: no REPL to protect) a test sets SERVICE here.
+SERVICE = False
+# The bridge runs the main loop one input burst at a time (no blocking stdin in the VM):
+# pitboss.app.main() hands it the loop body instead of looping (see bridge.mjs).
+EVENT_DRIVEN = True
+
+
+def service_switch():
+    import sys
+
+    rom = sys.modules.get("pitboss_board")  # imported by the bridge at power-on
+    return SERVICE if rom is None else bool(getattr(rom, "SERVICE", False))

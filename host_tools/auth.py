@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import sys
+import time
 from pathlib import Path
 
 KEY_BYTES = 32
@@ -51,6 +52,17 @@ def mac_hex(key: bytes, counter: int, command: str) -> str:
 def auth_line(key: bytes, counter: int, command: str) -> str:
     command = command.strip()
     return "auth %d %s %s" % (counter, mac_hex(key, counter, command), command)
+
+
+def rekey_command(old_key: bytes, counter: int, new_key: bytes) -> str:
+    """The authenticated command that gives a production board `new_key` (firmware:
+    pitboss.auth.Auth.rekey): the key XORed with HMAC(old key, "pitboss-key-wrap N"), so
+    it never crosses the serial line in clear, and its fingerprint."""
+    pad = hmac.new(old_key, b"pitboss-key-wrap %d" % counter, hashlib.sha256).digest()
+    if len(new_key) != len(pad):
+        raise ValueError("a re-provisioned key is %d bytes" % len(pad))
+    wrapped = bytes(a ^ b for a, b in zip(new_key, pad))
+    return "provision %s %s" % (wrapped.hex(), fingerprint(new_key))
 
 
 def fingerprint(key: bytes) -> str:
@@ -107,10 +119,30 @@ class KeyStore:
         path = self.key_path(board)
         self._ensure_folder()
         key = secrets.token_bytes(KEY_BYTES)
-        if path.exists() and not force:
-            raise FileExistsError("%s exists (use force to replace the key)" % path)
-        _write_private(path, key.hex() + "\n", exclusive=not path.exists())
+        if path.exists():
+            if not force:
+                raise FileExistsError("%s exists: the board may still hold that key "
+                                      "(--force replaces it, keeping the old one)" % path)
+            self.retire(board)
+        _write_private(path, key.hex() + "\n", exclusive=True)
         return key
+
+    def retire(self, board: str) -> Path:
+        """Keep the current key as <board>.key.<UTC timestamp> (never overwritten): a
+        board that did not take the new key can still be reached with the old one."""
+        path = self.key_path(board)
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        for n in range(1000):
+            old = path.with_name("%s.%s%s" % (path.name, stamp, "-%d" % n if n else ""))
+            if not old.exists():
+                os.rename(path, old)
+                return old
+        raise KeyStoreError("too many retired keys for %s at %s" % (board, stamp))
+
+    def retired(self, board: str) -> list:
+        """The retired keys of `board`, oldest first."""
+        name = self.key_path(board).name + "."
+        return sorted(p for p in self.folder.glob(name + "*") if not p.name.endswith(".tmp"))
 
     def load_key(self, board: str) -> bytes:
         path = self.key_path(board)
@@ -147,6 +179,20 @@ class KeyStore:
         _write_private(self.counter_path(board), json.dumps({"last": n}) + "\n",
                        exclusive=False)
         return n
+
+    def rekey_line(self, board: str, new_key: bytes, board_last: int = 0) -> str:
+        """`auth N MAC provision WRAPPED FP` for a production board, under the current key."""
+        key = self.load_key(board)
+        n = self.next_counter(board, board_last)
+        return auth_line(key, n, rekey_command(key, n, new_key))
+
+    def install(self, board: str, key: bytes) -> None:
+        """Store `key` as the board's key, retiring the current one (after the board took
+        it: re-provisioning from production)."""
+        self._ensure_folder()
+        if self.key_path(board).exists():
+            self.retire(board)
+        _write_private(self.key_path(board), key.hex() + "\n", exclusive=True)
 
     def sign(self, board: str, command: str, board_last: int = 0) -> str:
         key = self.load_key(board)

@@ -41,8 +41,9 @@ def rank_on_board(args):
         with open_board(args.port) as board:
             replies = rank_lines(board, args.game, [h for _, h in numbered], args.best)
     except BoardError as e:
-        sys.stderr.write("pitboss: %s\n" % e)
-        return 1
+        from host_tools.table_host import one_line  # one line, exit 2
+        sys.stderr.write("pitboss: %s\n" % one_line(e))
+        return 2
     for (n, _), reply in zip(numbered, replies):
         obj = as_printed(reply, n)
         if "error" in obj and not args.batch:

@@ -61,8 +61,9 @@ def cmd_vectors(args):
             with open_board(args.port) as b:
                 where, result = "board", board_run(b)
         except BoardError as e:
-            sys.stderr.write("pitboss: %s\n" % e)
-            return 1
+            from host_tools.table_host import one_line  # one line, exit 2
+            sys.stderr.write("pitboss: %s\n" % one_line(e))
+            return 2
     else:
         where, result = "CPython", host
     tally = result[0]

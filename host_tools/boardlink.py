@@ -28,6 +28,15 @@ class Board:
             self._t = serial_transport(device, baudrate=115200)
             self._t.enter_raw_repl(soft_reset=False)
         except self._tr.TransportError as e:
+            with contextlib.suppress(Exception):
+                self._t.close()
+            # No raw REPL: a production board (its main loop owns the port) says so.
+            from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, probe
+            mode = None
+            with contextlib.suppress(Exception):
+                mode = probe(device)
+            if mode == PRODUCTION:
+                raise BoardError(PRODUCTION_HINT % device) from None
             raise BoardError("cannot reach a board on %s: %s" % (device, e)) from e
 
     def exec(self, code, fast=False):

@@ -82,8 +82,15 @@ def _fail(message):
     return EXIT_BAD_INPUT
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (and exit 2, as argparse has)."""
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, "%s: %s (see %s -h)\n" % (self.prog, message, self.prog))
+
+
 def build_parser():
-    ap = argparse.ArgumentParser(prog="pitboss", description=__doc__.splitlines()[0])
+    ap = _Parser(prog="pitboss", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("rank", help="rank a hand (or --batch: one hand per stdin line)")
@@ -128,5 +135,13 @@ def main(argv=None):
     except (VMError, BoardError) as e:
         # Node, npm or the VM package missing, or a board that will not start: the message
         # says what to install or do; a traceback would hide it.
-        sys.stderr.write("pitboss %s: %s\n" % (args.command, e))
-        return 1
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        return _fail("%s: %s" % (args.command, lines[0] if lines else type(e).__name__))
+    except Exception as e:  # noqa: BLE001
+        # Every error is one line and exit 2, never a traceback; PITBOSS_DEBUG=1 shows it.
+        import os
+
+        if os.environ.get("PITBOSS_DEBUG"):
+            raise
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        return _fail("%s%s" % (type(e).__name__, ": " + lines[0] if lines else ""))

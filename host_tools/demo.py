@@ -37,7 +37,9 @@ def say(msg=""):
 def run(args):
     t0 = time.monotonic()
     say("== starting a virtual board (MicroPython 1.27 WebAssembly VM behind a pty)")
-    with virtual_board() as st:
+    # Service mode (the logic-door switch held): flashing, provisioning and, until issue 11
+    # moves them onto protocol lines, the table commands below all use the raw REPL.
+    with virtual_board(service=True) as st:
         port = st["port"]
         say("   port %s" % port)
         say("== flashing firmware/ with mpy-cross + mpremote")

@@ -70,6 +70,11 @@ class FlashError(RuntimeError):
     pass
 
 
+class ProductionMode(FlashError):
+    """The board runs its main loop (production): no raw REPL until the service switch is
+    held at reset (pitboss.service)."""
+
+
 # --------------------------------------------------------------------------------------
 # .mpy ABI
 # --------------------------------------------------------------------------------------
@@ -265,12 +270,15 @@ class Plan:
 
 
 def plan(files: list[BuiltFile], board_hashes: dict[str, str | None],
-         old_manifest: str | None, board: str, mode: str) -> Plan:
+         old_manifest: str | None, board: str, mode: str,
+         board_files: list[str] | None = None) -> Plan:
     """What to do, given the board's actual file hashes and its current manifest.
 
     Copies every file whose hash on the board differs (missing counts); removes files the
-    old manifest listed that the new firmware does not have, and the other form (.py/.mpy)
-    of every new module where the board has one."""
+    old manifest listed that the new firmware does not have, the other form (.py/.mpy)
+    of every new module where the board has one, and every other code file on the board
+    (board_files: its .py/.mpy): the boot check treats any such file as tampering
+    (pitboss.integrity)."""
     new = {f.dest for f in files}
     copy = sorted((f for f in files if board_hashes.get(f.dest) != f.sha256), key=_copy_order)
     remove = set()
@@ -282,6 +290,9 @@ def plan(files: list[BuiltFile], board_hashes: dict[str, str | None],
         other = counterpart(dest)
         if other and other not in new and board_hashes.get(other) is not None:
             remove.add(other)
+    for path in board_files or ():
+        if path not in new and integrity.is_code(path):
+            remove.add(path)
     final = manifest_text(files, board, mode, integrity.COMPLETE)
     return Plan(copy, sorted(remove), final,
                 up_to_date=not copy and not remove and old_manifest == final)
@@ -322,10 +333,24 @@ def _mpremote(port: str, args: list[str], timeout: float, on_line=None) -> str:
     if timed_out.is_set():
         raise FlashError("mpremote on %s gave no result within %.0f s (board not answering?)"
                          % (port, timeout))
+    if rc != 0 and "could not enter raw repl" in err:
+        raise_if_production(port)
     if rc != 0:
         raise FlashError("mpremote on %s failed (exit %d):\n%s%s"
                          % (port, rc, out[-2000:], err[-2000:]))
     return out
+
+
+def raise_if_production(port: str) -> None:
+    """ProductionMode if the board at `port` answers protocol lines (its main loop runs)."""
+    from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, LinkError, probe
+
+    try:
+        mode = probe(port)
+    except LinkError:
+        return
+    if mode == PRODUCTION:
+        raise ProductionMode(PRODUCTION_HINT % port)
 
 
 def _board_code(call: str) -> str:
@@ -334,6 +359,12 @@ def _board_code(call: str) -> str:
     src = [ln for ln in INTEGRITY_SRC.read_text().splitlines()
            if ln.strip() and not ln.lstrip().startswith("#")]
     return "\n".join(src) + "\n" + call + "\n"
+
+
+# After commit: the board seals the manifest it just verified against the host's build,
+# under its key (pitboss.auth.seal_manifest; no key yet: sealed at provisioning).
+SEAL_CODE = ("try:\n from pitboss import auth\nexcept ImportError:\n auth = None\n"
+             "if auth and hasattr(auth, 'seal_manifest'):\n auth.seal_manifest()\n")
 
 
 def _report(out: str) -> dict:
@@ -404,7 +435,7 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
         progress("board: %s (MicroPython %s, %s, loads %s)" % (
             name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
         files = build(name, source, abi, _build_dir(root), root)
-        p = plan(files, info["hashes"], info["manifest"], name, mode)
+        p = plan(files, info["hashes"], info["manifest"], name, mode, info.get("files"))
         result = FlashResult(name, mode, len(files))
         if p.up_to_date:
             progress("up to date: %d files match the board" % len(files))
@@ -438,6 +469,7 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
         if not res["ok"]:
             raise FlashError("verification after copying failed; the board's manifest stays "
                              "pending. Board vs host: %s" % (res["bad"],))
+        _mpremote(dev, ["exec", SEAL_CODE], TIMEOUT_QUERY)
         result.copied = [f.dest for f in p.copy]
         result.removed = p.remove
         result.seconds = time.monotonic() - t0
@@ -451,19 +483,70 @@ class VerifyResult:
     board: str
     mode: str
     problems: list[tuple[str, str]]
+    seeded: bool = False   # the board answered a fresh seed, and the answer was checked
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
+def expected_answer(files: list[BuiltFile], manifest: str, seed: bytes) -> dict:
+    """What pitboss.integrity.seeded_answer(seed) must give on a board holding exactly
+    `files` and `manifest` (the host's own build), computed here with CPython's hmac."""
+    import hashlib
+    import hmac
+
+    blobs = {f.dest: f.local.read_bytes() for f in files}
+    blobs[MANIFEST] = manifest.encode()
+    out, total = [], hmac.new(seed, digestmod=hashlib.sha256)
+    for path in sorted(blobs):
+        d = hmac.new(seed, path.encode() + b"\0" + blobs[path], hashlib.sha256).digest()
+        total.update(path.encode() + b"\0" + d)
+        out.append([path, d.hex()])
+    return {"files": out, "digest": total.hexdigest()}
+
+
+def compare_answer(expected: dict, got: dict) -> list[tuple[str, str]]:
+    """Problems between the host's expected seeded answer and the board's."""
+    exp = dict(map(tuple, expected["files"]))
+    have = dict(map(tuple, got.get("files") or []))
+    problems = []
+    for path in sorted(set(exp) | set(have)):
+        if path not in have:
+            problems.append((path, "missing"))
+        elif path not in exp:
+            problems.append((path, "unlisted (not in the host's build)"))
+        elif exp[path] != have[path]:
+            problems.append((path, "mismatch"))
+    if not problems and got.get("digest") != expected["digest"]:
+        problems.append(("(all files)", "seeded digest differs"))
+    return problems
+
+
+def new_seed() -> bytes:
+    import secrets
+
+    return secrets.token_bytes(32)
+
+
 def verify(port: str, board: str = "auto", source: bool | None = None,
-           progress=print, root: Path = REPO) -> VerifyResult:
-    """Board's own hashes vs the host's build. source=None: the mode the board's manifest
-    records (mpy if it has none)."""
+           progress=print, root: Path = REPO, seed: bytes | None = None) -> VerifyResult:
+    """Board vs the host's build, with a fresh random seed (GLI-style): the board answers
+    an HMAC of every file under the seed (pitboss.integrity.seeded_answer), so no stored
+    answer fits. A production board answers the `verify` protocol line from its running
+    firmware; a board in service mode answers over the raw REPL with the checker's source
+    sent from here, and also reports its manifest and file list.
+    source=None: the mode the board's manifest records (mpy if it has none)."""
+    from host_tools.protolink import PRODUCTION, probe
+
     progress = progress or (lambda msg: None)
+    seed = seed or new_seed()
     with _port(port) as dev:
+        if probe(dev) == PRODUCTION:
+            return _verify_production(dev, board, source, progress, root, seed)
         info = describe(dev, _all_planned(board, root))
+        answer = _report(_mpremote(dev, ["exec", _board_code("seeded(%r)" % seed.hex())],
+                                   TIMEOUT_QUERY))
     name = _resolve_board(board, info["platform"])
     minfo, _ = integrity.parse_manifest(info["manifest"] or "")
     if source is None:
@@ -471,13 +554,14 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     mode = "source" if source else "mpy"
     with _build_lock(_build_dir(root)):
         files = build(name, source, decode_sys_mpy(info["mpy"]), _build_dir(root), root)
+    final = manifest_text(files, name, mode, integrity.COMPLETE)
     problems = []
     if info["manifest"] is None:
         problems.append((MANIFEST, "no manifest"))
     else:
         if minfo.get("state") != integrity.COMPLETE:
             problems.append((MANIFEST, "pending (a flash did not finish)"))
-        if info["manifest"] != manifest_text(files, name, mode, integrity.COMPLETE):
+        if info["manifest"] != final:
             problems.append((MANIFEST, "differs from the host's build"))
     for f in files:
         got = info["hashes"].get(f.dest)
@@ -485,9 +569,48 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
             problems.append((f.dest, "missing"))
         elif got != f.sha256:
             problems.append((f.dest, "mismatch"))
-    result = VerifyResult(name, mode, problems)
+    built = {f.dest for f in files} | {MANIFEST}
+    for path in info.get("files") or ():
+        if path not in built:
+            problems.append((path, "unlisted (not in the host's build)"))
+    for p in compare_answer(expected_answer(files, final, seed), answer):
+        if p not in problems and (p[0], "missing") not in problems:
+            problems.append(p)
+    return _verify_result(name, mode, problems, files, progress)
+
+
+def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult:
+    from host_tools.protolink import LinkError, ProtocolLink
+
+    try:
+        with ProtocolLink(dev) as link:
+            r = link.request("verify " + seed.hex(), timeout=120)
+    except LinkError as e:
+        raise FlashError(str(e))
+    if not r.get("ok"):
+        raise FlashError("the board refused verify: %s" % (r.get("error"),))
+    name = _resolve_board(board, r["platform"])
+    if name != r["board"]:
+        raise FlashError("the board says it is %r, not %r" % (r["board"], name))
+    if source is None:
+        source = r.get("mode") == "source"
+    mode = "source" if source else "mpy"
+    with _build_lock(Path(root) / "build"):
+        files = build(name, source, decode_sys_mpy(r["mpy"]), Path(root) / "build", root)
+    final = manifest_text(files, name, mode, integrity.COMPLETE)
+    problems = compare_answer(expected_answer(files, final, seed), r)
+    if r.get("state") != integrity.COMPLETE:
+        problems.append((MANIFEST, "not complete (%s)" % r.get("state")))
+    if r.get("sealed") is False:
+        problems.append((integrity.SEAL, "the seal does not match the manifest"))
+    return _verify_result(name, mode, problems, files, progress)
+
+
+def _verify_result(name, mode, problems, files, progress) -> VerifyResult:
+    result = VerifyResult(name, mode, problems, seeded=True)
     if result.ok:
-        progress("ok: %d files on the board match the %s build for %s" % (len(files), mode, name))
+        progress("ok: %d files on the board match the %s build for %s (fresh seed)"
+                 % (len(files), mode, name))
     else:
         for path, what in problems:
             progress("MISMATCH %s: %s" % (path, what))
@@ -506,21 +629,31 @@ def _port(port):
 # --------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------
+def _one_line(e) -> str:
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    if len(lines) > 2:
+        lines = [lines[0], lines[-1]]
+    return " | ".join(lines) or type(e).__name__
+
+
 def _cmd_flash(args) -> int:
+    # Errors: one line, exit 2 (as every CLI error); the full mpremote output of a failed
+    # step is in the exception for callers of flash().
     try:
         flash(args.port, args.board, args.source)
     except FlashError as e:
-        print("pitboss flash: %s" % e, file=sys.stderr)
-        return 1
+        print("pitboss flash: %s" % _one_line(e), file=sys.stderr)
+        return 2
     return 0
 
 
 def _cmd_verify(args) -> int:
+    """Exit 0: the board matches; 1: it does not (each problem printed); 2: no answer."""
     try:
         r = verify(args.port, args.board, True if args.source else None)
     except FlashError as e:
-        print("pitboss verify: %s" % e, file=sys.stderr)
-        return 1
+        print("pitboss verify: %s" % _one_line(e), file=sys.stderr)
+        return 2
     return 0 if r.ok else 1
 
 

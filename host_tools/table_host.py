@@ -14,7 +14,7 @@ import tempfile
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import shoe_sim
-from host_tools.auth import KeyStore, auth_line, fingerprint
+from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
 from pitboss import games, profiles
 from pitboss.cards import names, parse_hand
@@ -207,6 +207,23 @@ def _keys(args):
     return KeyStore(args.keys) if getattr(args, "keys", None) else KeyStore()
 
 
+class UsageError(Exception):
+    """Bad input found on the host, before any board is touched."""
+
+
+def _key_ready(args):
+    """The key store, checked before connecting: a bad --board-id or a board never
+    provisioned is the operator's input to fix, not something to find on the board."""
+    keys = _keys(args)
+    try:
+        keys.load_key(args.board_id)
+    except ValueError as e:  # a --board-id the key store cannot name a file after
+        raise UsageError("bad --board-id %r: %s" % (args.board_id, e))
+    except KeyStoreError as e:
+        raise UsageError(e)
+    return keys
+
+
 def cmd_table(args):
     try:
         with open_board(args.port) as b:
@@ -220,11 +237,17 @@ def cmd_table(args):
 def cmd_shoe(args):
     """Simulated shoe: deal seeded rounds to the board through its shoe input."""
     try:
+        if args.port == "virtual":  # a throw-away board gets a throw-away key
+            keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-"))
+            keys.key_path(args.board_id)  # the id must still be a valid name
+        else:
+            keys = _key_ready(args)
+    except (UsageError, ValueError) as e:
+        return _fail(e)
+    try:
         with open_board(args.port) as b:
             t = BoardTarget(b)
-            keys = _keys(args)
             if args.port == "virtual":
-                keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-"))
                 Configurator(t, args.board_id, keys).provision()
             conf = Configurator(t, args.board_id, keys)
             r = conf.configure(args.game, args.seats)
@@ -232,7 +255,7 @@ def cmd_shoe(args):
                 return _fail("configuration refused: %s" % r["error"]["message"])
             for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
                 print("\n".join(describe_round(res)))
-    except (BoardError, OSError) as e:
+    except (BoardError, OSError, KeyStoreError) as e:
         return _fail(e)
     return 0
 
@@ -266,22 +289,76 @@ def cmd_screenshot(args):
 
 
 def cmd_provision(args):
+    keys = _keys(args)
     try:
-        with open_board(args.port) as b:
-            fp = Configurator(BoardTarget(b), args.board_id, _keys(args)).provision()
-    except (BoardError, FileExistsError) as e:
+        path = keys.key_path(args.board_id)
+    except ValueError as e:
+        return _fail("bad --board-id %r: %s" % (args.board_id, e))
+    if path.exists() and not args.force:
+        # Checked before the board is touched: replacing the host's copy of a key the
+        # board still holds would lock the operator out of it.
+        return _fail("%s already has a key (%s); --force replaces it and keeps the old one"
+                     % (args.board_id, path))
+    from host_tools.protolink import PRODUCTION, LinkError, probe
+
+    try:
+        if args.port != "virtual" and probe(args.port) == PRODUCTION:
+            fp = _rekey_production(args.port, args.board_id, keys)
+        else:
+            with open_board(args.port) as b:
+                conf = Configurator(BoardTarget(b), args.board_id, keys)
+                fp = conf.provision(force=args.force)
+    except (BoardError, FileExistsError, KeyStoreError, LinkError, UsageError) as e:
         return _fail(e)
     print("provisioned %s (key fingerprint %s)" % (args.board_id, fp))
     return 0
 
 
+def _rekey_production(port, board_id, keys):
+    """A production board has no REPL: it takes a new key only as an authenticated
+    command under its current one (pitboss.auth.Auth.rekey). The new key is written
+    aside first, so a crash after the board took it does not lose it."""
+    import secrets
+
+    from host_tools.auth import _write_private
+    from host_tools.protolink import ProtocolLink
+
+    try:
+        keys.load_key(board_id)
+    except KeyStoreError as e:
+        raise UsageError("a production board is re-provisioned under its current key: %s"
+                         % e)
+    new = secrets.token_bytes(32)
+    aside = keys.key_path(board_id).with_name(keys.key_path(board_id).name + ".new")
+    _write_private(aside, new.hex() + "\n", exclusive=False)
+    with ProtocolLink(port) as link:
+        r = link.request(keys.rekey_line(board_id, new), timeout=60)
+    if not r.get("ok"):
+        aside.unlink()
+        raise UsageError("the board refused the new key: %s" % r["error"]["message"])
+    keys.install(board_id, new)
+    aside.unlink()
+    return fingerprint(new)
+
+
 def cmd_config(args):
-    extra = json.loads(args.json) if args.json else None
+    extra = None
+    if args.json:
+        try:
+            extra = json.loads(args.json)
+        except ValueError as e:
+            return _fail("--json is not valid JSON: %s" % e)
+        if not isinstance(extra, dict):
+            return _fail("--json must be a JSON object ({...}), not %s" % type(extra).__name__)
+    try:
+        keys = _key_ready(args)
+    except UsageError as e:
+        return _fail(e)
     try:
         with open_board(args.port) as b:
-            r = Configurator(BoardTarget(b), args.board_id, _keys(args)).configure(
+            r = Configurator(BoardTarget(b), args.board_id, keys).configure(
                 args.game, args.seats, extra)
-    except BoardError as e:
+    except (BoardError, KeyStoreError) as e:
         return _fail(e)
     print(json.dumps(r))
     return 0 if r.get("ok") else 1
@@ -290,17 +367,30 @@ def cmd_config(args):
 def cmd_tilt_clear(args):
     cmd = "tilt-clear %s%s" % (args.operator, " " + args.code if args.code else "")
     try:
+        keys = _key_ready(args)
+    except UsageError as e:
+        return _fail(e)
+    try:
         with open_board(args.port) as b:
-            r = Configurator(BoardTarget(b), args.board_id, _keys(args)).signed(cmd)
-    except BoardError as e:
+            r = Configurator(BoardTarget(b), args.board_id, keys).signed(cmd)
+    except (BoardError, KeyStoreError) as e:
         return _fail(e)
     print(json.dumps(r))
     return 0 if r.get("ok") else 1
 
 
 def _fail(e):
-    sys.stderr.write("pitboss: %s\n" % e)
-    return 1
+    """One line on stderr, exit 2 (a board's traceback is cut to its first and last
+    lines: the exception is what the operator needs)."""
+    sys.stderr.write("pitboss: %s\n" % one_line(e))
+    return 2
+
+
+def one_line(e):
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    if len(lines) > 2:
+        lines = [lines[0], lines[-1]]
+    return " | ".join(lines) or type(e).__name__
 
 
 def add_table_commands(sub):
@@ -337,6 +427,9 @@ def add_table_commands(sub):
 
     p = sub.add_parser("provision", help="give a board a new authentication key")
     board_args(p, key=True)
+    p.add_argument("--force", action="store_true",
+                   help="replace the host's key for --board-id (the old one is kept, "
+                        "renamed with a timestamp)")
     p.set_defaults(func=cmd_provision)
 
     p = sub.add_parser("config", help="configure the table (authenticated)")

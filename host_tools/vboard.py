@@ -111,7 +111,8 @@ def status(state_dir: Path | None = None) -> dict:
     if st and _is_daemon(st["pid"]) and _alive(st.get("node_pid") or st["pid"]):
         return {"running": True, "pid": st["pid"], "node_pid": st.get("node_pid"),
                 "port": str(state_dir / "tty"), "pty": st.get("pty"),
-                "flash_dir": st.get("flash_dir"), "state_dir": str(state_dir)}
+                "flash_dir": st.get("flash_dir"), "state_dir": str(state_dir),
+                "switch": st.get("switch")}
     if st:  # the daemon died without cleaning up (SIGKILL, host crash): stale
         if _is_daemon(st["pid"]):   # daemon alive but node gone: finish the job
             _kill_group(st["pid"], signal.SIGKILL)
@@ -146,21 +147,27 @@ def stop(state_dir: Path | None = None, timeout: float = 5.0) -> bool:
 # --------------------------------------------------------------------------------------
 def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = None,
           heap: int | None = None, parent_pid: int | None = None,
-          timeout: float = START_TIMEOUT) -> dict:
-    """Start a board in the background and wait until its REPL answered; returns status()."""
+          timeout: float = START_TIMEOUT, service: bool = True) -> dict:
+    """Start a board in the background and wait until it is up; returns status().
+
+    service: the logic-door service switch held at power-on (pitboss.service). True by
+    default because today's host table commands still use the raw REPL (issue 11 moves
+    them onto protocol lines), so boards started by tests, the demo and `--port virtual`
+    are in service mode; service=False is production (no REPL on the port)."""
     state_dir = Path(state_dir or default_state_dir())
     if status(state_dir)["running"]:
         raise BoardError(f"a virtual board is already running (state {state_dir}); "
                          "stop it first")
     flash = Path(flash_dir) if flash_dir else state_dir / "flash"
-    flash.mkdir(parents=True, exist_ok=True)
-    state_dir.mkdir(parents=True, exist_ok=True)
+    for what, d in (("--flash-dir", flash), ("--state-dir", state_dir)):
+        _usable_dir(what, d)
     node_env_ = node_env()  # installs the VM first if it is missing
     find_node()
     cmd = [sys.executable, "-m", "host_tools.vboard", "_serve", "--state-dir", str(state_dir),
            "--flash-dir", str(flash.resolve())]
     if heap:
         cmd += ["--heap", str(heap)]
+    cmd += ["--switch", "service" if service else "production"]
     if parent_pid:
         cmd += ["--parent-pid", str(parent_pid)]
     log = open(state_dir / "board.log", "ab")
@@ -186,14 +193,30 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     raise BoardError(f"virtual board did not come up within {timeout}s; log:\n{tail}")
 
 
-def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int | None) -> int:
+def _usable_dir(what: str, d: Path) -> None:
+    """Make `d` or say in one line why it cannot be the board's folder (a file, no
+    permission, a read-only mount), before anything is started."""
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BoardError("%s %s is not a usable folder: %s" % (what, d, e.strerror or e))
+    if not os.access(d, os.R_OK | os.W_OK | os.X_OK):
+        raise BoardError("%s %s is not a usable folder: not readable and writable" % (what, d))
+
+
+def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int | None,
+           switch: str = "service") -> int:
     """Daemon body: pty <-> node bridge relay, until node exits or we are told to stop."""
     master, slave = os.openpty()
     # Raw: no echo, no CR/LF translation, no signals from ^C: the bytes are the protocol.
     # We keep our own slave fd open for good, so the master never gets EIO between clients.
     tty.setraw(slave)
     pty_path = os.ttyname(slave)
-    cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir)]
+    ready = state_dir / "bridge.ready"
+    with contextlib.suppress(FileNotFoundError):
+        ready.unlink()
+    cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
+           "--ready-file", str(ready)]
     if heap:
         cmd += ["--heap", str(heap)]
     node = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
@@ -205,10 +228,13 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
 
-    # Wait for the banner before publishing the port: a client must never see a half-up board.
+    # Wait until the bridge says it is up (after boot.py/main.py; in service mode its REPL
+    # banner ends in READY) before publishing the port: a client never sees a half-up
+    # board. What boot printed is not passed on, as a host connecting later never sees it.
     banner = b""
     deadline = time.monotonic() + START_TIMEOUT
-    while not banner.endswith(READY):
+    while not (ready.exists() and (banner.endswith(READY) or
+                                   ready.read_text().strip() == "production")):
         if time.monotonic() > deadline or node.poll() is not None:
             print(f"bridge did not start; got {banner!r}", file=sys.stderr)
             node.kill()
@@ -226,7 +252,7 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     os.replace(tmp, link)
     (state_dir / "pid").write_text(f"{os.getpid()}\n")
     st = {"pid": os.getpid(), "node_pid": node.pid, "pty": pty_path,
-          "flash_dir": str(flash_dir)}
+          "flash_dir": str(flash_dir), "switch": switch}
     (state_dir / "state.json.tmp").write_text(json.dumps(st))
     os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
 
@@ -304,14 +330,15 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
 # throw-away boards and --port virtual
 # --------------------------------------------------------------------------------------
 @contextlib.contextmanager
-def virtual_board(flash_dir: str | os.PathLike | None = None, heap: int | None = None):
+def virtual_board(flash_dir: str | os.PathLike | None = None, heap: int | None = None,
+                  service: bool = True):
     """A board of its own for the `with` block (own state dir; flash in a temp dir unless
     flash_dir is given). Yields the status dict: use ["port"] as the serial device."""
     tmp = tempfile.mkdtemp(prefix="pitboss-vboard-")
     state_dir = Path(tmp) / "state"
     try:
         st = start(flash_dir or Path(tmp) / "flash", state_dir=state_dir, heap=heap,
-                   parent_pid=os.getpid())
+                   parent_pid=os.getpid(), service=service)
         try:
             yield st
         finally:
@@ -330,7 +357,9 @@ def is_virtual(port: str) -> bool:
 def resolve_port(port_arg: str | None):
     """`--port virtual` -> a throw-away virtual board's device path; anything else as is."""
     if port_arg == "virtual":
-        with virtual_board() as st:
+        # Service mode: a throw-away board is flashed for its one command, and today's
+        # host table commands use the raw REPL (issue 11 moves them onto protocol lines).
+        with virtual_board(service=True) as st:
             yield st["port"]
     else:
         yield port_arg
@@ -341,10 +370,13 @@ def resolve_port(port_arg: str | None):
 # --------------------------------------------------------------------------------------
 def _cmd_start(a) -> int:
     try:
-        st = start(a.flash_dir, state_dir=a.state_dir, heap=a.heap)
+        st = start(a.flash_dir, state_dir=a.state_dir, heap=a.heap,
+                   service=not a.production)
     except BoardError as e:
-        print(e, file=sys.stderr)
-        return 1
+        # One line (the log's tail is in STATE/board.log); exit 2 like every CLI error.
+        lines = [ln for ln in str(e).splitlines() if ln.strip()]
+        print("pitboss board start: %s" % (lines[0] if lines else e), file=sys.stderr)
+        return 2
     print(json.dumps(st))
     return 0
 
@@ -374,6 +406,10 @@ def add_board_commands(subparsers) -> None:
     p.add_argument("--flash-dir", default=None,
                    help="host folder holding the board's files (default STATE/flash)")
     p.add_argument("--heap", type=int, default=None, help="initial GC heap in bytes")
+    p.add_argument("--production", action="store_true",
+                   help="power on with the service switch released: the firmware's main "
+                        "loop owns the port, no REPL (default: switch held, service mode, "
+                        "which today's host table commands need)")
     p.set_defaults(func=_cmd_start)
     sub.add_parser("stop", parents=[common], help="stop it").set_defaults(func=_cmd_stop)
     sub.add_parser("status", parents=[common],
@@ -389,8 +425,9 @@ def main(argv=None) -> int:
         p.add_argument("--flash-dir", type=Path, required=True)
         p.add_argument("--heap", type=int, default=None)
         p.add_argument("--parent-pid", type=int, default=None)
+        p.add_argument("--switch", choices=("service", "production"), default="service")
         a = p.parse_args(argv)
-        return _serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid)
+        return _serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid, a.switch)
     p = argparse.ArgumentParser(prog="python -m host_tools.vboard")
     sp = p.add_subparsers(dest="cmd", required=True)
     add_board_commands(sp)

@@ -8,7 +8,8 @@ import boards
 from host_tools.vm import run_script
 
 REAL = ("pico", "esp32_devkitc")
-FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins")
+FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins",
+             "service_switch")
 
 
 @pytest.mark.parametrize("name", boards.BOARDS)
@@ -35,7 +36,7 @@ def test_platform_mapping():
 @pytest.mark.parametrize("name", REAL)
 def test_no_pin_is_used_twice(name):
     pins = boards.load(name).pins()
-    assert len(pins) == 12
+    assert len(pins) == 13  # 12 peripheral pins and the service switch
     dup = {p for p in pins.values() if list(pins.values()).count(p) > 1}
     assert not dup, f"{name}: pins used twice: {dup}"
 
@@ -62,9 +63,10 @@ def test_esp32_pins_avoid_flash_repl_and_boot_straps():
     # GPIO5 (VSPI CS) is the one strap used: a chip select idles high, as GPIO5 must at boot.
     assert used & straps == set() and used & {5} == {pins["rfid_cs"]}
     outputs = {v for k, v in pins.items() if k not in ("shoe_rx", "rfid_miso", "button_a",
-                                                        "button_b")}
+                                                        "button_b", "service")}
     assert not outputs & set(range(34, 40)), "GPIO34-39 are input only"
-    assert not {pins["button_a"], pins["button_b"]} & set(range(34, 40)), "no pull-ups there"
+    assert not {pins["button_a"], pins["button_b"], pins["service"]} & set(range(34, 40)), \
+        "no pull-ups there"
     assert b.SHOE_UART_ID == 2 and b.RFID_SPI_ID == 2 and b.DISPLAY_I2C_ID == 0
 
 

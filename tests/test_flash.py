@@ -284,5 +284,59 @@ def test_cli_commands_on_a_throwaway_board(capsys):
     # --port virtual: a fresh board for the one command, so nothing is flashed on it.
     assert cli_main(["verify", "--port", "virtual"]) == 1
     assert "no manifest" in capsys.readouterr().out
-    assert cli_main(["flash", "--port", "virtual", "--board", "pico"]) == 1
-    assert "rp2 board" in capsys.readouterr().err
+    assert cli_main(["flash", "--port", "virtual", "--board", "pico"]) == 2
+    err = capsys.readouterr().err
+    assert "rp2 board" in err and len(err.strip().splitlines()) == 1
+
+
+def test_boot_check_enumerates_every_file_and_the_seal(tmp_path):
+    """pitboss.integrity on CPython over a folder standing for the board's root: unlisted
+    code anywhere is reported, data is not; the seal binds the manifest to the key."""
+    root = tmp_path / "root"
+    (root / "pitboss").mkdir(parents=True)
+    (root / "pitboss" / "a.mpy").write_bytes(b"M\x06code")
+    (root / "journal").mkdir()
+    (root / "journal" / "0001.jnl").write_bytes(b"data")
+    (root / "vectors").mkdir()
+    (root / "vectors" / "x.vec").write_text("data")
+    man = str(root / "manifest.sha256")
+    text = integrity.format_manifest([(integrity.file_sha256(str(root / "pitboss" / "a.mpy")),
+                                       str(root / "pitboss" / "a.mpy"))], "pico", "mpy",
+                                     integrity.COMPLETE)
+    integrity.write_manifest(text, man)
+    mac = integrity.Mac(b"k" * 32)
+    assert integrity.check(man, root=str(root)) == []
+    assert integrity.check(man, root=str(root), mac=mac) == [(str(root / "manifest.mac"),
+                                                              "unsealed")]
+    integrity.write_manifest(integrity.seal_of(mac, text) + "\n", str(root / "manifest.mac"))
+    assert integrity.check(man, root=str(root), mac=mac) == []
+    assert integrity.check(man, root=str(root), mac=integrity.Mac(b"j" * 32)) == [
+        (str(root / "manifest.mac"), "seal mismatch")]
+    for extra in ("pitboss/a.py", "boot.py", "lib/evil.mpy", "journal/x.py"):
+        (root / extra).parent.mkdir(exist_ok=True)
+        (root / extra).write_text("x = 1\n")
+        assert integrity.check(man, root=str(root), mac=mac) == [(str(root / extra),
+                                                                  "unlisted")]
+        (root / extra).unlink()
+
+
+def test_seeded_answer_matches_the_hosts_and_depends_on_the_seed(tmp_path):
+    """The firmware's seeded answer (its own HMAC) equals the host's (CPython's hmac)
+    for the same files; another seed gives another answer; data is not covered."""
+    files = fl.build("virtual", build_root=tmp_path / "build")
+    root = tmp_path / "root"
+    for f in files:
+        (root / f.dest.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(f.local, root / f.dest.lstrip("/"))
+    man = fl.manifest_text(files, "virtual", "mpy", integrity.COMPLETE)
+    (root / "manifest.sha256").write_text(man)
+    (root / "journal").mkdir()
+    (root / "journal" / "0001.jnl").write_bytes(b"changes all the time")
+    seed = bytes(range(32))
+    got = integrity.seeded_answer(seed, str(root))
+    assert fl.compare_answer(fl.expected_answer(files, man, seed), got) == []
+    other = integrity.seeded_answer(bytes(32), str(root))
+    assert other["digest"] != got["digest"]
+    assert fl.compare_answer(fl.expected_answer(files, man, seed), other)
+    with pytest.raises(ValueError):
+        integrity.seeded_answer(b"short", str(root))

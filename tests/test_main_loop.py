@@ -41,3 +41,28 @@ def test_main_loop_on_cpython():
     with os.fdopen(rfd) as stream:
         app.serve(a, stream, out.append, poll_ms=1)
     check([json.loads(x) for x in out])
+
+
+def test_bytes_that_are_not_a_line_are_refused_and_the_loop_goes_on():
+    """Production input is raw bytes: Ctrl-C, Ctrl-A, NUL, 0xFF, an escape sequence or an
+    over-long line is refused whole (bad_format), never cut, decoded or run; the loop
+    answers the next line (issue 12: Ctrl-C gave the REPL; issue 11: 0xFF ended it)."""
+    import boards.virtual as hw
+    from pitboss import app
+    hw.reset()
+    a = app.App(hw, root=tempfile.mkdtemp(), check_firmware=False)
+    junk = [b"\x03", b"\x01", b"\x04", b"\x00abc", b"\xff\xfe", b"\x1b[A", b"\xc3\xa9",
+            b"status\x03", b"y" * 513]
+    data = b"status\n" + b"".join(j + b"\r\n" for j in junk) + b"version\n"
+    rfd, wfd = os.pipe()
+    os.write(wfd, data)
+    os.close(wfd)
+    out = []
+    with os.fdopen(rfd, "rb") as stream:
+        app.serve(a, stream, out.append, poll_ms=1)
+    replies = [json.loads(x) for x in out]
+    assert replies[0]["ok"] and replies[-1]["version"]
+    assert [r["error"]["code"] for r in replies[1:-1]] == ["bad_format"] * len(junk)
+    r = app.LineReader()
+    assert [r.feed(b) for b in b"ok\n"] == [None, None, "ok"]
+    assert [r.feed(b) for b in b"\n\r"] == [None, None]  # empty lines are not commands

@@ -99,7 +99,7 @@ def test_cli_start_status_stop(tmp_path):
         assert p.returncode == 0, p.stderr
         st = json.loads(p.stdout)
         assert st["running"] and st["port"] == str(tmp_path / "virtual" / "tty")
-        assert run("start").returncode == 1            # one board per state dir
+        assert run("start").returncode == 2            # one board per state dir (an error)
         assert json.loads(run("status").stdout)["flash_dir"] == str(tmp_path / "f")
         assert json.loads(run("stop").stdout) == {"stopped": True}
         p = run("status")

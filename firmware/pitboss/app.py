@@ -30,7 +30,7 @@ class App:
             self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH, hw.DISPLAY_HEIGHT)
         self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
                               display=self.display,
-                              integrity=_firmware_problems if check_firmware else None)
+                              integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
         # table's shoe; without a registered deck the serial shoe is.
         self.reader = self.deckmap = self.registration = None
@@ -41,8 +41,50 @@ class App:
         self.shoe = self._make_shoe()
         self.ctl.on_new_round = self._new_shuffle
         self.ctl.auth_commands["deck-register"] = self.cmd_deck_register
+        self.ctl.auth_commands["provision"] = self.cmd_provision
         self.ctl.commands["deck"] = self.cmd_deck
+        self.ctl.commands["verify"] = self.cmd_verify
         self.boot = self.ctl.boot()
+
+    def _firmware_problems(self):
+        # The boot check: every file on the filesystem, and the manifest's seal under the
+        # board's key (none before provisioning: then nothing can be configured either).
+        # Only a flashed board has a manifest; host-run firmware passes check_firmware=False.
+        return ["%s: %s" % p for p in integrity.check(root="/", mac=self.ctl.auth.mac())]
+
+    # ---- integrity and keys from production (docs/security.md) ------------------------
+    def cmd_verify(self, args):
+        """verify SEED_HEX: the seeded answer over every file (pitboss.integrity), for a
+        verifier that compares it with its own build; needs no key, reveals no secret."""
+        from binascii import unhexlify
+        import sys
+
+        if len(args) != 1:
+            raise ProtocolError("bad_args", "usage: verify SEED_HEX (%d..%d bytes)"
+                                % (integrity.SEED_MIN, integrity.SEED_MAX))
+        try:
+            seed = unhexlify(args[0])
+        except ValueError:
+            raise ProtocolError("bad_args", "the seed is not hex")
+        reply = integrity.seeded_answer(seed)  # ValueError (bad length): bad_args
+        info, _ = integrity.parse_manifest(integrity.read_manifest() or "")
+        mac = self.ctl.auth.mac()
+        seal = integrity.read_manifest(integrity.SEAL)
+        reply.update(board=self.hw.NAME, platform=sys.platform,
+                     mpy=getattr(sys.implementation, "_mpy", 0),
+                     mode=info.get("mode"), state=info.get("state"),
+                     sealed=None if mac is None else (
+                         seal is not None and seal.strip() == integrity.seal_of(
+                             mac, integrity.read_manifest() or "")))
+        return reply
+
+    def cmd_provision(self, args):
+        """auth N MAC provision WRAPPED_HEX FINGERPRINT: a new key, from production, for
+        whoever holds the current one (pitboss.auth.Auth.rekey)."""
+        if len(args) != 2:
+            raise ProtocolError("bad_args", "usage: provision WRAPPED_KEY_HEX FINGERPRINT")
+        a = self.ctl.auth
+        return {"provisioned": a.rekey(a.counter, args[0], args[1])}
 
     def _make_shoe(self):
         if self.deckmap is not None and len(self.deckmap):
@@ -134,11 +176,6 @@ def _load_deckmap(path, ctl):
         return DeckMap()
 
 
-def _firmware_problems():
-    # Only a flashed board has a manifest; the host-run firmware (tests) passes None.
-    return ["%s: %s" % p for p in integrity.check()]
-
-
 def _dice_rng():
     # The Pai Gow dice on real hardware: the port's own random source (seeded from the
     # hardware RNG on rp2/esp32). The roll is journalled, so replay never re-rolls.
@@ -219,34 +256,128 @@ def screen():
 
 
 # ---- the main loop on a real board ----------------------------------------------------
+_REFUSED = json.dumps({"ok": False, "error": {
+    "code": "bad_format",
+    "message": "line refused: not printable ASCII, or longer than %d bytes" % _LINE_MAX}})
+
+
+class LineReader:
+    """Bytes in, protocol lines out. A line ends at CR or LF; one holding a byte outside
+    printable ASCII (Ctrl-C, NUL, 0xFF...) or longer than _LINE_MAX is refused whole,
+    never cut and run. feed(byte) -> None (no line yet), a str line, or False (refused)."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.bad = False
+
+    def feed(self, b):
+        if b == 10 or b == 13:
+            if self.bad:
+                self.buf = bytearray()
+                self.bad = False
+                return False
+            if not self.buf:
+                return None
+            line = self.buf.decode()
+            self.buf = bytearray()
+            return line
+        if b < 32 or b > 126 or len(self.buf) >= _LINE_MAX:
+            self.bad = True
+        elif not self.bad:
+            self.buf.append(b)
+        return None
+
+
+def _answer(a, line, write):
+    if line is False:
+        write(_REFUSED)
+        return
+    try:
+        write(json.dumps(a.ctl.command(line)))
+    except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
+        write(json.dumps({"ok": False, "error": {"code": "internal",
+                                                 "message": repr(e)[:80]}}))
+
+
+def _deal(a, write):
+    try:
+        for reply in a.poll():
+            write(json.dumps(reply))
+    except Exception as e:  # noqa: BLE001
+        write(json.dumps({"ok": False, "error": {"code": "internal",
+                                                 "message": "shoe: %r" % (e,)}}))
+
+
+class _Down:
+    """A table that could not start (its App raised): the loop still owns the port and
+    answers every line with the reason, rather than ending main.py into the REPL."""
+
+    def __init__(self, why):
+        self.ctl = self
+        self.why = why
+
+    def poll(self):
+        return []
+
+    def command(self, line):
+        return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
+
+
 def main():
+    """Production: the table's main loop on the USB serial port; it never returns. Ctrl-C
+    is switched off so the port offers no REPL (pitboss.service, docs/security.md)."""
     import sys
 
-    a = app()
-    if a.display is not None and not a.ctl.tilt.tilted:
-        a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
-    serve(a, sys.stdin, print)
+    import micropython
+
+    micropython.kbd_intr(-1)  # again: main() may be called without /main.py
+    try:
+        a = app()
+        if a.display is not None and not a.ctl.tilt.tilted:
+            a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
+    except Exception as e:  # noqa: BLE001
+        a = _Down(repr(e)[:120])
+    rom = sys.modules.get("pitboss_board")
+    if rom is not None and getattr(_board.get(), "EVENT_DRIVEN", False):
+        # The virtual board behind its bridge: the VM cannot block on stdin, so the
+        # bridge (bridge.mjs) calls one pass of the loop per burst of input instead.
+        reader = LineReader()
+        setattr(rom, "main_loop", lambda data: pump(a, reader, data, print))
+        return
+    while True:  # never exits: anything a pass raises is answered and the loop goes on
+        try:
+            serve(a, sys.stdin, print)
+        except Exception as e:  # noqa: BLE001
+            print(json.dumps({"ok": False, "error": {"code": "internal",
+                                                     "message": repr(e)[:80]}}))
+
+
+def pump(a, reader, data, write):
+    """One pass of the main loop over `data` (bytes that arrived): answer each complete
+    line, then deal what the shoe delivered."""
+    for b in data:
+        line = reader.feed(b)
+        if line is not None:
+            _answer(a, line, write)
+    _deal(a, write)
 
 
 def serve(a, stream, write, poll_ms=10):
     """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
-    stdin on a board) until the stream ends. KeyboardInterrupt (Ctrl-C) is never caught
-    here: it ends the loop and leaves the board at the REPL, so mpremote can get in."""
+    stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
+    has one), so no input can raise a decoding error here."""
     import select
 
     poller = select.poll()
     poller.register(stream, select.POLLIN)
-    line = bytearray()
+    raw = getattr(stream, "buffer", stream)
+    reader = LineReader()
     while True:
-        for reply in a.poll():
-            write(json.dumps(reply))
+        _deal(a, write)
         for _ in poller.poll(poll_ms):
-            ch = stream.read(1)
+            ch = raw.read(1)
             if not ch:
                 return  # the host closed the line (a board's USB serial never does)
-            if ch in ("\n", "\r"):
-                if line:
-                    write(json.dumps(a.ctl.command(line.decode())))
-                    line = bytearray()
-            elif len(line) < _LINE_MAX:
-                line.extend(ch.encode())
+            line = reader.feed(ch[0] if isinstance(ch, bytes) else ord(ch))
+            if line is not None:
+                _answer(a, line, write)

@@ -8,18 +8,18 @@
 # command is reported as accepted, so a power cut can lose an acceptance (the command was
 # never carried out; the host signs it again with a new counter) but never allow a replay.
 #
-# MicroPython has no hmac module, so HMAC (RFC 2104) is built on hashlib.sha256 here;
-# tests/test_auth.py checks it against CPython's hmac and RFC 4231. The per-board key is
+# MicroPython has no hmac module, so HMAC (RFC 2104) is built on hashlib.sha256 (in
+# pitboss.integrity); tests/test_auth.py checks it against CPython's hmac and RFC 4231. The per-board key is
 # written at provisioning (provision() over the REPL, host_tools/auth.py) to flash and is
 # only ever held in RAM as the two padded HMAC keys: nothing here returns or prints it.
 import hashlib
-from binascii import unhexlify
+from binascii import hexlify, unhexlify
 
+from pitboss import integrity
 from pitboss.compat import const
 from pitboss.osfs import makedirs
 from pitboss.slots import SlotCorrupt, Slots
 
-_BLOCK = const(64)  # SHA-256 block size
 _MAC_HEX = const(64)  # hex digits of a SHA-256 MAC
 _COUNTER_DIGITS = const(15)  # < 2**53: also exact in a host's JSON/JavaScript
 _COMMAND_MAX = const(512)
@@ -32,30 +32,9 @@ REASONS = ("ok", "bad_format", "no_key", "key_corrupt", "counter_corrupt", "bad_
            "replay", "store_error")
 
 
-class Mac:
-    """HMAC-SHA256 with a fixed key: the padded keys are computed once."""
-
-    def __init__(self, key):
-        if not isinstance(key, (bytes, bytearray)):
-            raise TypeError("key must be bytes")
-        if len(key) > _BLOCK:
-            key = hashlib.sha256(key).digest()  # RFC 2104: long keys are hashed first
-        key = bytes(key) + bytes(_BLOCK - len(key))
-        self._ik = bytes([b ^ 0x36 for b in key])
-        self._ok = bytes([b ^ 0x5C for b in key])
-
-    def digest(self, msg):
-        # sha256 objects cannot be copied on MicroPython, so each MAC hashes the padded
-        # key blocks again: 4 compressions for a short command, cheap enough.
-        h = hashlib.sha256(self._ik)
-        h.update(msg)
-        inner = h.digest()
-        h = hashlib.sha256(self._ok)
-        h.update(inner)
-        return h.digest()
-
-    def __repr__(self):
-        return "<Mac>"  # never the key
+# One HMAC-SHA256 for the firmware: pitboss.integrity's (that module must stand alone,
+# the host sends its source to boards that have no pitboss package yet).
+Mac = integrity.Mac
 
 
 def hmac_sha256(key, msg):
@@ -113,11 +92,46 @@ def provision(key, path="/auth", fs=None):
             int(text)
     except (SlotCorrupt, ValueError):
         c.save("0")
+    if fs is None:  # the board's own filesystem (a test's simulated one has no manifest)
+        seal_manifest(path)
+
+
+def _manifest_of(path):
+    # The board's root holds /auth and /manifest.sha256; a host test's root holds both
+    # under a folder (root + "/auth").
+    if path.endswith("/auth"):
+        return path[:-5] + integrity.MANIFEST
+    return None
+
+
+def seal_manifest(path="/auth"):
+    """Seal the manifest under the key in `path` (pitboss.integrity: /manifest.mac). Run on
+    the board after a flash re-hashed every file against the host's build, and at every
+    provisioning. No key or no manifest: any old seal is removed (it cannot be right).
+    Returns the seal's hex, or None."""
+    import os
+
+    manifest = _manifest_of(path)
+    if manifest is None:
+        return None
+    seal = manifest[:-len(integrity.MANIFEST)] + integrity.SEAL
+    text = integrity.read_manifest(manifest)
+    a = Auth(path).load()
+    if text is None or a._mac is None:
+        try:
+            os.remove(seal)
+        except OSError:
+            pass
+        return None
+    value = integrity.seal_of(a._mac, text)
+    integrity.write_manifest(value + "\n", seal)  # temp + rename
+    return value
 
 
 class Auth:
     def __init__(self, path="/auth", fs=None):
         self.path = path
+        self._fs = fs
         self._key = Slots(path + "/key", fs, max_size=KEY_MAX)
         self._ctr = Slots(path + "/counter", fs, max_size=32)
         self._mac = None
@@ -155,6 +169,35 @@ class Auth:
         self.counter = n
         self.fault = None
         return self
+
+    def mac(self):
+        """The Mac under the board's key (None without a valid key): for the firmware's
+        own checks (the manifest seal, re-keying). Never the key itself."""
+        return self._mac
+
+    def rekey(self, counter, wrapped_hex, fingerprint):
+        """Re-provision from production (an accepted `auth N MAC provision WRAPPED FP`):
+        the new key travels wrapped, XORed with HMAC(current key, "pitboss-key-wrap N"),
+        so it never crosses the serial line in clear; FP (8 hex digits of SHA-256 of the
+        new key) proves it was unwrapped right. Stores it, reloads, reseals the
+        manifest. Raises ValueError (nothing changed) on a bad argument."""
+        mac = self._mac
+        if mac is None:
+            raise ValueError("no key to re-key from")
+        try:
+            wrapped = unhexlify(wrapped_hex)
+        except (ValueError, TypeError):
+            raise ValueError("the wrapped key is not hex")
+        pad = mac.digest(("pitboss-key-wrap %d" % counter).encode())
+        if len(wrapped) != len(pad):
+            raise ValueError("the wrapped key must be %d bytes" % len(pad))
+        key = bytes([wrapped[i] ^ pad[i] for i in range(len(pad))])
+        fp = hexlify(hashlib.sha256(key).digest()).decode()[:8]
+        if not isinstance(fingerprint, str) or fingerprint.lower() != fp:
+            raise ValueError("fingerprint mismatch: the key was not unwrapped right")
+        provision(key, self.path, self._fs)
+        self.load()
+        return fp
 
     def verify(self, command, counter, mac_hex):
         """-> (True, 'ok') after the counter is durably advanced, or (False, reason)."""

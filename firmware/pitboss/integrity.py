@@ -8,8 +8,21 @@
 # build; so an interrupted flash leaves a board that reports itself broken, never one
 # that silently runs half of each firmware. check() is what the firmware runs at boot.
 #
+# The manifest alone proves nothing (whoever changes a file can change its line), so:
+#  - every file on the filesystem is enumerated, not just the listed ones: any code
+#    (.py/.mpy: what MicroPython imports or runs) that is not listed is a problem (a .py
+#    shadowing an .mpy, /boot.py, a module in /lib or beside the journal); other files
+#    (the journal, state, key, deck map, test vectors) are data nothing executes;
+#  - the manifest is sealed: /manifest.mac holds HMAC-SHA256(board key, "pitboss-manifest\n"
+#    + manifest), written on the board after a flash verified every file against the
+#    host's build and at provisioning (pitboss.auth.seal_manifest); the boot check
+#    recomputes it, so a file changed together with its manifest line is caught by anyone
+#    who does not hold the key (docs/security.md says who does);
+#  - seeded() answers a verifier's fresh random seed with an HMAC of every file under that
+#    seed (GLI-style), so a stored answer cannot be replayed.
 # The host also sends this module's *source* to the board and calls the functions below
-# (describe/begin/commit), so that a corrupted copy on the board never vouches for itself.
+# (describe/begin/commit/seeded), so that a corrupted copy on the board never vouches for
+# itself.
 # That is why it imports nothing from pitboss: it must run on a board that has no
 # pitboss package yet. It also runs on CPython, where the host shares the manifest code.
 import hashlib
@@ -26,7 +39,11 @@ except ImportError:  # CPython: const() is only a compile-time hint
 
 
 MANIFEST = "/manifest.sha256"
+SEAL = "/manifest.mac"
+SEAL_PREFIX = b"pitboss-manifest\n"
 HEADER = "# pitboss-manifest"
+SEED_MIN = const(16)  # bytes of a verification seed
+SEED_MAX = const(64)
 PENDING = "pending"
 COMPLETE = "complete"
 # One read buffer for every file: hashing a whole firmware allocates a few small objects
@@ -56,6 +73,81 @@ def file_sha256(path):
     finally:
         f.close()
     return hexlify(h.digest()).decode()
+
+
+class Mac:
+    """HMAC-SHA256 (RFC 2104) with a fixed key, on hashlib.sha256 (MicroPython has no
+    hmac module): the padded keys are computed once. pitboss.auth uses this one too."""
+
+    def __init__(self, key):
+        if not isinstance(key, (bytes, bytearray)):
+            raise TypeError("key must be bytes")
+        if len(key) > 64:
+            key = hashlib.sha256(key).digest()  # RFC 2104: long keys are hashed first
+        key = bytes(key) + bytes(64 - len(key))
+        self._ik = bytes([b ^ 0x36 for b in key])
+        self._ok = bytes([b ^ 0x5C for b in key])
+
+    def start(self):
+        # sha256 objects cannot be copied on MicroPython: each MAC hashes the padded key.
+        return hashlib.sha256(self._ik)
+
+    def finish(self, h):
+        o = hashlib.sha256(self._ok)
+        o.update(h.digest())
+        return o.digest()
+
+    def digest(self, msg):
+        h = self.start()
+        h.update(msg)
+        return self.finish(h)
+
+    def __repr__(self):
+        return "<Mac>"  # never the key
+
+
+def is_code(path):
+    """What MicroPython would import or run: .py and .mpy files, wherever they are."""
+    return path.endswith(".py") or path.endswith(".mpy")
+
+
+def listed(root=""):
+    """The board paths the manifest under `root` lists, plus the manifest itself."""
+    out = set(p for _, p in parse_manifest(read_manifest(root + MANIFEST) or "")[1])
+    out.add(MANIFEST)
+    return out
+
+
+def files(root="/"):
+    """Every file under `root`, sorted. On the virtual board /dev and /proc are the C
+    runtime's device folders, not flash (the bridge never stores them), so skipped."""
+    import sys
+
+    skip = ("/dev", "/proc") if sys.platform == "webassembly" and root == "/" else ()
+    out = []
+    _walk(root.rstrip("/"), skip, out)
+    out.sort()
+    return out
+
+
+def _walk(d, skip, out):
+    for name in os.listdir(d or "/"):
+        p = d + "/" + name
+        if p in skip:
+            continue
+        try:
+            mode = os.stat(p)[0]
+        except OSError:
+            continue
+        if mode & 0x4000:  # S_IFDIR
+            _walk(p, skip, out)
+        else:
+            out.append(p)
+
+
+def seal_of(mac, text):
+    """The seal of manifest `text` under `mac` (a Mac with the board key), as hex."""
+    return hexlify(mac.digest(SEAL_PREFIX + text.encode())).decode()
 
 
 def format_manifest(entries, board, mode, state):
@@ -108,10 +200,13 @@ def write_manifest(text, path=MANIFEST):
     os.rename(tmp, path)
 
 
-def check(path=MANIFEST):
+def check(path=MANIFEST, root=None, mac=None):
     """Re-hash every file the manifest lists. Returns a list of (path, problem), empty when
     all is well; problem is 'no manifest', 'pending' (a flash did not finish), 'missing',
-    'mismatch' or 'malformed'."""
+    'mismatch' or 'malformed'. With `root` (the boot check: "/"), every file under it
+    that is neither listed nor data is 'unlisted'. With `mac` (a Mac under the board's
+    key; None when the board has no key yet), the seal must match: 'unsealed' or
+    'seal mismatch'."""
     text = read_manifest(path)
     if text is None:
         return [(path, "no manifest")]
@@ -119,6 +214,18 @@ def check(path=MANIFEST):
     problems = []
     if info.get("state") != COMPLETE:
         problems.append((path, PENDING))
+    if mac is not None:
+        seal = path[:-len(MANIFEST)] + SEAL if path.endswith(MANIFEST) else path + ".mac"
+        got = read_manifest(seal)
+        if got is None:
+            problems.append((seal, "unsealed"))
+        elif got.strip() != seal_of(mac, text):
+            problems.append((seal, "seal mismatch"))
+    if root is not None:
+        known = set(p for _, p in entries)
+        for p in files(root):
+            if is_code(p) and p not in known:
+                problems.append((p, "unlisted"))
     for digest, fpath in entries:
         if not digest:
             problems.append((fpath, "malformed"))
@@ -142,7 +249,8 @@ def _report(obj):
 
 
 def describe(paths):
-    """What the host needs before a flash: port, .mpy ABI, manifest, hashes of `paths`."""
+    """What the host needs before a flash: port, .mpy ABI, manifest, hashes of `paths`,
+    and every file on the board (files: the ones that are not data)."""
     import sys
 
     _report({
@@ -151,7 +259,54 @@ def describe(paths):
         "version": list(sys.implementation.version[:3]),
         "manifest": read_manifest(),
         "hashes": {p: file_sha256(p) for p in paths},
+        "files": [p for p in files("/") if is_code(p)],
     })
+
+
+def seeded_answer(seed, root="/"):
+    """The answer to a verifier's seed (bytes, SEED_MIN..SEED_MAX): every file under
+    `root` that is code or that the manifest lists, and the manifest, in sorted path
+    order, as [path, hex HMAC-SHA256(seed, path + NUL + the file's bytes)], and digest = HMAC-SHA256(seed, for each file in that
+    order: path + NUL + its raw HMAC). A host with the same build computes the same;
+    without the seed in advance, no stored answer fits."""
+    if not SEED_MIN <= len(seed) <= SEED_MAX:
+        raise ValueError("seed must be %d..%d bytes" % (SEED_MIN, SEED_MAX))
+    global _buf
+    if _buf is None:
+        _buf = bytearray(_CHUNK)
+    buf = _buf
+    mac = Mac(seed)
+    total = mac.start()
+    out = []
+    base = root.rstrip("/")
+    known = listed(base)
+    for p in files(root):
+        rel = p[len(base):]
+        if not is_code(rel) and rel not in known:
+            continue
+        name = rel.encode()
+        h = mac.start()
+        h.update(name + b"\0")
+        f = open(p, "rb")
+        try:
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    break
+                h.update(buf if n == _CHUNK else memoryview(buf)[:n])
+        finally:
+            f.close()
+        d = mac.finish(h)
+        total.update(name + b"\0" + d)
+        out.append([name.decode(), hexlify(d).decode()])
+    return {"files": out, "digest": hexlify(mac.finish(total)).decode()}
+
+
+def seeded(seed_hex):
+    """Host request over the raw REPL (service mode): the seeded answer."""
+    from binascii import unhexlify
+
+    _report(seeded_answer(unhexlify(seed_hex)))
 
 
 def _makedirs(path):

@@ -3,6 +3,7 @@
 // the real `mpremote connect <pty>` works.
 //
 //   node host_tools/vm/bridge.mjs [--flash-dir DIR] [--heap BYTES]
+//                                 [--switch service|production] [--ready-file PATH]
 //
 // Three fixes make mpremote work against this port (found by trying; see DEVELOPERS.md):
 //  (a) raw-paste probe 0x05 'A' 0x01 is answered "R\x00" here: the port's raw-paste mode is
@@ -15,6 +16,13 @@
 // have run code, changed files are written back (temp file + rename) BEFORE the output of that
 // burst is sent, so once mpremote sees a command finish, a SIGKILL cannot lose its writes.
 // (This emscripten build has no NODEFS, so a write-through mount is not possible.)
+// Power-on: /boot.py then /main.py run, as on a real board. The logic-door service switch
+// (--switch, default production: nothing held) is pitboss_board.SERVICE. In production the
+// firmware's main() hands back its loop body (pitboss_board.main_loop) instead of
+// blocking on stdin (this VM cannot), and from then on every input byte goes to it: no
+// byte reaches the REPL, Ctrl-C/Ctrl-A/Ctrl-D included, exactly as on a board whose main
+// loop runs with kbd_intr(-1). If the loop ever raises, it has exited: the REPL takes
+// over, as it would on a board (so the firmware must never let that happen).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,11 +31,17 @@ import { copyIntoVM, writeAll } from "./vmfs.mjs";
 const PKG = "@micropython/micropython-webassembly-pyscript";
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-let flashDir = null, heap = 2 * 1048576;
+let flashDir = null, heap = 2 * 1048576, service = false, readyFile = null;
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--flash-dir") flashDir = path.resolve(process.argv[++i]);
   else if (a === "--heap") heap = parseInt(process.argv[++i], 10);
+  else if (a === "--ready-file") readyFile = path.resolve(process.argv[++i]);
+  else if (a === "--switch") {
+    const v = process.argv[++i];
+    if (v !== "service" && v !== "production") { process.stderr.write(`bridge.mjs: --switch service|production\n`); process.exit(2); }
+    service = v === "service";
+  }
   else { process.stderr.write(`bridge.mjs: unknown argument ${a}\n`); process.exit(2); }
 }
 
@@ -78,7 +92,8 @@ if (flashDir) {
 // is; sys.implementation already says micropython 1.27 / 'JS with Emscripten'.
 FS.writeFile("/pitboss_board.py",
   "# Provided by the virtual board (host_tools/vm/bridge.mjs), not stored in flash.\n" +
-  "import sys\nNAME = 'virtual'\nVIRTUAL = True\nMACHINE = sys.implementation._machine\n");
+  "import sys\nNAME = 'virtual'\nVIRTUAL = True\nMACHINE = sys.implementation._machine\n" +
+  `SERVICE = ${service ? "True" : "False"}  # the logic-door switch at power-on\n`);
 mp.runPython("import pitboss_board");
 FS.unlink("/pitboss_board.py");
 
@@ -162,10 +177,38 @@ function processByte(b) {
   feed(b);
 }
 
-mp.replInit();
-flushOut();                            // banner + ">>> ": vboard.py waits for it
+// ---- power-on: boot.py, main.py ---------------------------------------------------------
+function runFile(p) {
+  try {
+    mp.runPython(`def _pb_run():\n    import os\n    try:\n        os.stat(${JSON.stringify(p)})\n` +
+      `    except OSError:\n        return\n    exec(open(${JSON.stringify(p)}).read(), {"__name__": "__main__"})\n` +
+      `_pb_run()\ndel _pb_run\n`);
+  } catch (e) { emit(`${e.message}\r\n`.replace(/\n/g, "\r\n").replace(/\r\r/g, "\r")); }
+}
+runFile("/boot.py");
+runFile("/main.py");
+mp.runPython("import pitboss_board as _pbb\n_pb_loop = getattr(_pbb, 'main_loop', None) is not None\ndel _pbb\n");
+let mainLoop = mp.globals.get("_pb_loop") === true;
+mp.runPython("del _pb_loop");
+syncFlash();                           // what boot wrote (journal replay, tilts)
+
+function pump(chunk) {
+  try {
+    mp.runPython(`__import__('pitboss_board').main_loop(__import__('binascii').unhexlify('${Buffer.from(chunk).toString("hex")}'))`);
+  } catch (e) {
+    // The main loop raised: on a board that ends main.py and leaves the REPL.
+    emit(`${e.message}\r\n`);
+    mainLoop = false;
+    mp.replInit();
+  }
+}
+
+if (!mainLoop) mp.replInit();
+flushOut();                            // banner + ">>> " (none in production)
+if (readyFile) fs.writeFileSync(readyFile, mainLoop ? "production\n" : "repl\n");
 
 process.stdin.on("data", (chunk) => {
+  if (mainLoop) { pump(chunk); syncFlash(); flushOut(); return; }
   let ran = false;
   for (const b of chunk) {
     processByte(b);

@@ -1,5 +1,6 @@
 # Runs on MicroPython with the protocol lines on stdin: the board's real main loop
-# (pitboss.app.serve via main()), on the virtual board's simulated peripherals.
+# (pitboss.app.serve, what main() runs forever in production), on the virtual board's
+# simulated peripherals. serve() returns when stdin ends (main() would call it again).
 import sys
 
 sys.path.append("/repo")  # the repository's boards package, mounted there
@@ -7,5 +8,5 @@ import boards.virtual as hw  # noqa: E402
 import pitboss.app as A  # noqa: E402
 
 A._app = A.App(hw, root="/flashroot", check_firmware=False)
-A.main()
+A.serve(A._app, sys.stdin, print)
 print("MAIN-RETURNED")
