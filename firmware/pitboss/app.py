@@ -60,13 +60,17 @@ class App:
         import sys
 
         if len(args) != 1:
-            raise ProtocolError("bad_args", "usage: verify SEED_HEX (%d..%d bytes)"
+            raise Refused("bad_args", "usage: verify SEED_HEX (%d..%d bytes)"
                                 % (integrity.SEED_MIN, integrity.SEED_MAX))
         try:
             seed = unhexlify(args[0])
         except ValueError:
-            raise ProtocolError("bad_args", "the seed is not hex")
-        reply = integrity.seeded_answer(seed)  # ValueError (bad length): bad_args
+            raise Refused("bad_args", "the seed is not hex")
+        if not integrity.SEED_MIN <= len(seed) <= integrity.SEED_MAX:
+            # Checked here: a ValueError from inside would be an internal_error tilt.
+            raise Refused("bad_args", "the seed must be %d..%d bytes"
+                          % (integrity.SEED_MIN, integrity.SEED_MAX))
+        reply = integrity.seeded_answer(seed)
         info, _ = integrity.parse_manifest(integrity.read_manifest() or "")
         mac = self.ctl.auth.mac()
         seal = integrity.read_manifest(integrity.SEAL)
@@ -82,9 +86,12 @@ class App:
         """auth N MAC provision WRAPPED_HEX FINGERPRINT: a new key, from production, for
         whoever holds the current one (pitboss.auth.Auth.rekey)."""
         if len(args) != 2:
-            raise ProtocolError("bad_args", "usage: provision WRAPPED_KEY_HEX FINGERPRINT")
+            raise Refused("bad_args", "usage: provision WRAPPED_KEY_HEX FINGERPRINT")
         a = self.ctl.auth
-        return {"provisioned": a.rekey(a.counter, args[0], args[1])}
+        try:
+            return {"provisioned": a.rekey(a.counter, args[0], args[1])}
+        except ValueError as e:  # a refused re-key (no key, bad hex, wrong fingerprint)
+            raise Refused("bad_args", str(e))
 
     def _make_shoe(self):
         if self.deckmap is not None and len(self.deckmap):
