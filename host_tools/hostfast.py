@@ -223,23 +223,38 @@ def score(p, cards):
                 if x > v:
                     return x
             return v
+    elif n == 6:  # the All-Six hand (its census: 20,358,520 hands)
+        d = _P6.get(p)
+        if d is not None:
+            a, b, c, d_, e, f = cards
+            k = _PP7[a][b] + _PP7[c][d_] + _PP7[e][f]
+            v = d[k >> 12]
+            s = _FL[p][k & 4095]
+            if s < 4:
+                x = _F6[p][_flush_mask(cards, s)]
+                if x > v:
+                    return x
+            return v
     return _first(p, cards)
 
 
 # per game (profile -> table), filled on first use by _first()
-_P5, _F5, _P7, _F7, _D3, _FL = {}, {}, {}, {}, {}, {}
+_P5, _F5, _P6, _F6, _P7, _F7, _D3, _FL = {}, {}, {}, {}, {}, {}, {}, {}
 
 
 def _first(p, cards):
     """The first hand of a size (load its tables), or a size ranked by a generic fn."""
     t = _host.get(p) or tables(p)
     n = len(cards)
-    if n == 5 and p not in _P5:
+    if n == 5 and p not in _P5 and p.hand == 5:
         t.load5()
         _F5[p], _P5[p] = t.f5, t.p5
     elif n == 7 and p not in _P7 and p.hand == 5:
         t.load7()
         _FL[p], _F7[p], _P7[p] = t.fl, t.f7, t.p7
+    elif n == 6 and p not in _P6 and p.hand == 5:
+        _FL[p] = t.fl
+        _P6[p], _F6[p] = load(p, 6)
     elif n == 3 and p not in _D3 and p.hand == 3:
         t.load3()
         _D3[p] = t.d3
@@ -349,7 +364,7 @@ def uninstall():
 
 def reset():
     """Forget every loaded table (tests: as a fresh process)."""
-    for d in (_host, _P5, _F5, _P7, _F7, _D3, _FL):
+    for d in (_host, _P5, _F5, _P6, _F6, _P7, _F7, _D3, _FL):
         d.clear()
 
 

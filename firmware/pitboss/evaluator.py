@@ -296,10 +296,18 @@ if _n5:
     score = _n5.score  # noqa: F811  (the same tables, read by native code)
     score_frame = _n5.score_frame
 else:
+    _fr = bytearray(5)
+
     def score_frame(p, buf, off):
         """score() of the five card ids buf[off:off + 5] (a shoe frame, a bytes of
-        hands), without slicing on the native path."""
-        return score(p, buf[off:off + 5])
+        hands): copied into one preallocated buffer, not sliced (no allocation)."""
+        f = _fr
+        f[0] = buf[off]
+        f[1] = buf[off + 1]
+        f[2] = buf[off + 2]
+        f[3] = buf[off + 3]
+        f[4] = buf[off + 4]
+        return score(p, f)
 _board_score = score  # the board's score() (tests run it on CPython too)
 
 

@@ -20,6 +20,9 @@ def init(slow):
     _slow = slow
 
 
+_hand = bytearray(5)  # score_frame's way out: the five cards copied here, no slice
+
+
 # The two entry points repeat the same arithmetic: a viper-to-viper call would cost
 # a whole Python call (its arguments boxed), the very overhead this module removes.
 @micropython.viper
@@ -27,36 +30,37 @@ def score(p, cards) -> int:
     """evaluator.score(p, cards) for a list or tuple (or bytes) of card ids."""
     t = p.fast
     if t and int(len(cards)) == 5:
-        a = int(cards[0])
-        b = int(cards[1])
-        c = int(cards[2])
-        d = int(cards[3])
-        e = int(cards[4])
-    ra = 1 << (a >> 2)  # the joker (52) gets bit 13: m > 0x1FFF flags it
-    rb = 1 << (b >> 2)
-    rc = 1 << (c >> 2)
-    rd = 1 << (d >> 2)
-    re = 1 << (e >> 2)
-    m = ra | rb | rc | rd | re
-    if m <= 0x1FFF:
-        tp = ptr32(t)
-        s = ra + rb + rc + rd + re - m
-        if s:
-            return int(tp[(s + 54 * (m ^ ra ^ rb ^ rc ^ rd ^ re)) % 1057 + 53]) ^ m
-        i = 1111  # evaluator._QX: the distinct-rank exceptions
-        a &= 3
-        if a == (b & 3) and a == (c & 3) and a == (d & 3) and a == (e & 3):
-            i = 1112 + 2 * int(tp[1111])  # the flush exceptions
+        x0, x1, x2, x3, x4 = cards  # one unpack: cheaper than five subscripts
+        a = int(x0)
+        b = int(x1)
+        c = int(x2)
+        d = int(x3)
+        e = int(x4)
+        ra = 1 << (a >> 2)  # the joker (52) gets bit 13: m > 0x1FFF flags it
+        rb = 1 << (b >> 2)
+        rc = 1 << (c >> 2)
+        rd = 1 << (d >> 2)
+        re = 1 << (e >> 2)
+        m = ra | rb | rc | rd | re
+        if m <= 0x1FFF:
+            tp = ptr32(t)
+            s = ra + rb + rc + rd + re - m
+            if s:
+                return int(tp[(s + 54 * (m ^ ra ^ rb ^ rc ^ rd ^ re)) % 1057 + 53]) ^ m
+            i = 1111  # evaluator._QX: the distinct-rank exceptions
+            a &= 3
+            if a == (b & 3) and a == (c & 3) and a == (d & 3) and a == (e & 3):
+                i = 1112 + 2 * int(tp[1111])  # the flush exceptions
+                q = int(tp[i])
+                s = i + 1 + m % q
+                if int(tp[s]) == m:
+                    return int(tp[s + q])
+                return m | int(tp[1110])  # evaluator._FB
             q = int(tp[i])
             s = i + 1 + m % q
             if int(tp[s]) == m:
                 return int(tp[s + q])
-            return m | int(tp[1110])  # evaluator._FB
-        q = int(tp[i])
-        s = i + 1 + m % q
-        if int(tp[s]) == m:
-            return int(tp[s + q])
-        return m
+            return m
     return int(_slow(p, cards))
 
 
@@ -72,29 +76,37 @@ def score_frame(p, buf, off: int) -> int:
         c = h[off + 2]
         d = h[off + 3]
         e = h[off + 4]
-    ra = 1 << (a >> 2)  # the joker (52) gets bit 13: m > 0x1FFF flags it
-    rb = 1 << (b >> 2)
-    rc = 1 << (c >> 2)
-    rd = 1 << (d >> 2)
-    re = 1 << (e >> 2)
-    m = ra | rb | rc | rd | re
-    if m <= 0x1FFF:
-        tp = ptr32(t)
-        s = ra + rb + rc + rd + re - m
-        if s:
-            return int(tp[(s + 54 * (m ^ ra ^ rb ^ rc ^ rd ^ re)) % 1057 + 53]) ^ m
-        i = 1111  # evaluator._QX: the distinct-rank exceptions
-        a &= 3
-        if a == (b & 3) and a == (c & 3) and a == (d & 3) and a == (e & 3):
-            i = 1112 + 2 * int(tp[1111])  # the flush exceptions
+        ra = 1 << (a >> 2)  # the joker (52) gets bit 13: m > 0x1FFF flags it
+        rb = 1 << (b >> 2)
+        rc = 1 << (c >> 2)
+        rd = 1 << (d >> 2)
+        re = 1 << (e >> 2)
+        m = ra | rb | rc | rd | re
+        if m <= 0x1FFF:
+            tp = ptr32(t)
+            s = ra + rb + rc + rd + re - m
+            if s:
+                return int(tp[(s + 54 * (m ^ ra ^ rb ^ rc ^ rd ^ re)) % 1057 + 53]) ^ m
+            i = 1111  # evaluator._QX: the distinct-rank exceptions
+            a &= 3
+            if a == (b & 3) and a == (c & 3) and a == (d & 3) and a == (e & 3):
+                i = 1112 + 2 * int(tp[1111])  # the flush exceptions
+                q = int(tp[i])
+                s = i + 1 + m % q
+                if int(tp[s]) == m:
+                    return int(tp[s + q])
+                return m | int(tp[1110])  # evaluator._FB
             q = int(tp[i])
             s = i + 1 + m % q
             if int(tp[s]) == m:
                 return int(tp[s + q])
-            return m | int(tp[1110])  # evaluator._FB
-        q = int(tp[i])
-        s = i + 1 + m % q
-        if int(tp[s]) == m:
-            return int(tp[s + q])
-        return m
-    return int(_slow(p, buf[off:off + 5]))
+            return m
+    else:
+        h = ptr8(buf)
+    o = ptr8(_hand)
+    o[0] = h[off]
+    o[1] = h[off + 1]
+    o[2] = h[off + 2]
+    o[3] = h[off + 3]
+    o[4] = h[off + 4]
+    return int(_slow(p, _hand))
