@@ -168,8 +168,8 @@ def _spread(ranks):
 
 
 def host_table(p, n, core=None):
-    """(keys, plain scores, flush scores) for n cards of p: keys[i] is the rank-multiset
-    key (hostfast.rank_key) of plain[i]; flush[mask | joker << 13] is the score of the
+    """(keys, plain scores, flush scores) for n cards of p: keys[i] (ascending) is the
+    rank-multiset key (hostfast.rank_key) of plain[i]; flush[mask | joker << 13] is the score of the
     suited ranks in mask (and the joker) alone, 0 where fewer than a flush's worth."""
     from host_tools import hostfast
     core = core or ev._eval
@@ -181,6 +181,9 @@ def host_table(p, n, core=None):
             plain.append(core(p, ids, n))
     if len(set(keys)) != len(keys):
         raise RuntimeError("hostfast.W: two rank multisets of %d cards share a key" % n)
+    order = sorted(range(len(keys)), key=keys.__getitem__)  # sorted: bisect finds a key
+    keys = array("I", [keys[i] for i in order])
+    plain = array("I", [plain[i] for i in order])
     flush = array("I", bytes(4 * (1 << 14)))
     need = p.hand - (1 if p.joker else 0)
     if p.flushes:

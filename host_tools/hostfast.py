@@ -18,16 +18,17 @@ the multiset key (W: sums of up to seven are unique, checked by the generator), 
 """
 from __future__ import annotations
 
+import os
 import sys
 import zlib
 from array import array
+from bisect import bisect_left
 from operator import itemgetter
-from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from pitboss import evaluator, profiles
 
-TABLES = Path(__file__).with_name("tables")
+TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tables")
 # Rank weights whose sums over up to seven ranks (at most four alike) are unique
 # (Kevin Suffecool's / SKPokerEval's sequence); the joker's weight lies above every
 # sum of seven plain cards. Five cards use smaller weights (a greedy Sidon-type
@@ -63,20 +64,28 @@ def _fl(need):
     cards, 4 if none."""
     t = _flsuit.get(need)
     if t is None:
-        b = bytearray(4096)
-        for v in range(4096):
-            counts = [v >> 3 * s & 7 for s in range(4)]
-            top = max(counts)
-            b[v] = counts.index(top) if top >= need else 4
+        b = bytearray(b"\x04" * 4096)
+        r = range(8)
+        for c3 in r:
+            for c2 in r:
+                for c1 in r:
+                    v = c3 << 9 | c2 << 6 | c1 << 3
+                    for c0 in r:
+                        top = max(c0, c1, c2, c3)
+                        if top >= need:
+                            b[v | c0] = (c0, c1, c2, c3).index(top)
         t = _flsuit[need] = bytes(b)
     return t
 
 
-def load(p, n):
-    """(plain dict, flush list) for n cards of p: shipped, or built from the core."""
-    path = TABLES / ("%s-%d.bin" % (p.id, n))
-    if path.exists():
-        raw = zlib.decompress(path.read_bytes())
+def load(p, n, lazy=False):
+    """(plain dict, flush list) for n cards of p: shipped, or built from the core.
+    lazy: the dict starts empty and _miss() fills it from the sorted arrays (a seven-card
+    table has 49,205 entries: building the dict would dominate a cold start)."""
+    path = os.path.join(TABLES, "%s-%d.bin" % (p.id, n))
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            raw = zlib.decompress(f.read())
         count = int.from_bytes(raw[:4], "little")
         keys, plain, flush = array("I"), array("I"), array("I")
         if keys.itemsize != 4:
@@ -90,7 +99,23 @@ def load(p, n):
     else:
         from host_tools.gentables import host_table
         keys, plain, flush = host_table(p, n)
+    if lazy:
+        _SORTED[p, n] = keys, plain
+        return {}, flush.tolist()
     return dict(zip(keys, plain)), flush.tolist()
+
+
+_SORTED = {}
+
+
+def _miss(p, n, d, key):
+    """A plain score not yet in the lazily filled dict d: binary search, remembered."""
+    keys, plain = _SORTED[p, n]
+    i = bisect_left(keys, key)
+    if i == len(keys) or keys[i] != key:
+        raise KeyError(key)  # not a hand of n cards of this game
+    v = d[key] = plain[i]
+    return v
 
 
 def _flush_mask(cards, s):
@@ -105,27 +130,35 @@ def _flush_mask(cards, s):
 
 class _Host:
     """One game's host tables, each loaded on its first use."""
-    __slots__ = ("p", "p5", "f5", "d3", "p7", "f7", "fl", "fns", "tpl", "ok")
+    __slots__ = ("p", "p5", "f5", "d3", "p7", "f7", "_fl", "fns", "tpl", "ok")
 
     def __init__(self, p):
         self.p = p
-        self.p5 = self.f5 = self.d3 = self.p7 = self.f7 = None
-        self.fl = _fl(p.hand - (1 if p.joker else 0) if p.flushes else 99)
+        self.p5 = self.f5 = self.d3 = self.p7 = self.f7 = self._fl = None
         self.fns = {}  # other sizes: n -> score(cards)
         self.tpl = {}  # best(): rank multiset -> how the played hand is picked
         self.ok = frozenset(range(p.deck))  # best(): the card ids of the game's deck
 
+    @property
+    def fl(self):
+        """The flush-suit table of this game (built on first use: 4,096 entries)."""
+        if self._fl is None:
+            p = self.p
+            self._fl = _fl(p.hand - (1 if p.joker else 0) if p.flushes else 99)
+        return self._fl
+
     def load5(self):
         plain, flush = load(self.p, 5)
         f5 = {}
-        for i, v in enumerate(flush):  # flush[mask | joker << 13] -> key of five cards
-            if v and bin(i).count("1") == 5:
-                f5[sum(W5[r] for r in range(14) if i >> r & 1)] = v
+        for rs in _combinations(14, 5):  # flush[mask | joker << 13] -> key of five cards
+            v = flush[sum(1 << r for r in rs)]
+            if v:
+                f5[sum(W5[r] for r in rs)] = v
         self.f5 = f5
         self.p5 = plain
 
     def load7(self):
-        self.p7, self.f7 = load(self.p, 7)
+        self.p7, self.f7 = load(self.p, 7, lazy=True)
 
     def load3(self):
         fn = self.fn(3)
@@ -216,7 +249,10 @@ def score(p, cards):
         if d is not None:
             a, b, c, d_, e, f, g = cards
             k = _PP7[a][b] + _PP7[c][d_] + _PP7[e][f] + _K[g]
-            v = d[k >> 12]
+            try:
+                v = d[k >> 12]
+            except KeyError:
+                v = _miss(p, 7, d, k >> 12)
             s = _FL[p][k & 4095]
             if s < 4:
                 x = _F7[p][_flush_mask(cards, s)]
@@ -289,7 +325,7 @@ def best(p, cards):
         if fs > 3:  # no flush: score and how to pick the played cards, one lookup
             sp = t.tpl.get(k >> 12)
             if sp is None:
-                s = _P7[p][k >> 12]
+                s = score(p, cards)
                 sp = t.tpl[k >> 12] = (s, _template(p, cards, s))
             s, pick = sp
             pool = sorted(cards, reverse=True)
@@ -298,7 +334,7 @@ def best(p, cards):
             a, b, c, d, e = pick(pool)
             N = _NAMES
             return s, [N[a], N[b], N[c], N[d], N[e]]
-        s = _P7[p][k >> 12]
+        s = score(p, cards)  # (the flush part included)
         x = _F7[p][_flush_mask(cards, fs)]
         if x < s or 52 in cards:
             if x > s:
@@ -364,7 +400,7 @@ def uninstall():
 
 def reset():
     """Forget every loaded table (tests: as a fresh process)."""
-    for d in (_host, _P5, _F5, _P6, _F6, _P7, _F7, _D3, _FL):
+    for d in (_host, _P5, _F5, _P6, _F6, _P7, _F7, _D3, _FL, _SORTED):
         d.clear()
 
 
