@@ -161,10 +161,14 @@ class _Host:
         self.p7, self.f7 = load(self.p, 7, lazy=True)
 
     def load3(self):
+        """Three cards: d[a][b][c], every order of every hand (three list subscripts:
+        no hashing, no arithmetic); None where the cards are not a hand."""
         fn = self.fn(3)
-        d = {}
-        for c in _combinations(self.p.deck, 3):
-            d[_B[c[0]] | _B[c[1]] | _B[c[2]]] = fn(c)
+        d = [[[None] * 53 for _ in range(53)] for _ in range(53)]
+        for a, b, c in _combinations(self.p.deck, 3):
+            v = fn((a, b, c))
+            d[a][b][c] = d[a][c][b] = d[b][a][c] = d[b][c][a] = d[c][a][b] = \
+                d[c][b][a] = v
         self.d3 = d
 
     def fn(self, n):
@@ -206,15 +210,18 @@ def _combinations(deck, k):
 
 _B = [1 << c for c in range(53)]  # three cards: the set itself is the key
 _BV = _B + [1 << 60] * 53  # best()'s validity mask: ids 53..105 land on bit 60
+_PB = None  # best(): _BV of two cards at once (built with the pair tables)
 _host = {}
 _PP5 = None
 _PP7 = None
 
 
 def _pairs():
-    global _PP5, _PP7
+    """Two cards' keys at once (built on the first table, not at import)."""
+    global _PP5, _PP7, _PB
     _PP5 = [[a + b for b in _K5] for a in _K5]
     _PP7 = [[a + b for b in _K] for a in _K]
+    _PB = [[x | y for y in _BV] for x in _BV]
 
 
 def tables(p):
@@ -228,13 +235,23 @@ def tables(p):
 
 def score(p, cards):
     """evaluator.score() on the host: the same value, from the core's tables."""
-    d = _D3.get(p)  # a three-card game: one lookup by the set of cards
+    d = _G.get(p)  # the game's main table: one lookup decides the way
     if d is not None:
-        try:
-            a, b, c = cards
-        except ValueError:  # (zero cost unless raised)
-            return _first(p, cards)
-        return d[_B[a] | _B[b] | _B[c]]
+        if d.__class__ is list:  # a three-card game: d[a][b][c]
+            try:
+                a, b, c = cards
+            except ValueError:  # (zero cost unless raised)
+                return _first(p, cards)
+            v = d[a][b][c]
+            if v is not None:
+                return v
+            return evaluator._board_score(p, cards)  # not three different cards
+        if len(cards) == 5:  # a five-card game's five cards
+            a, b, c, d_, e = cards
+            k = _PP5[a][b] + _PP5[c][d_] + _K5[e]
+            if k & 2047 in _FLUSH5:
+                return _F5[p][k >> 11]
+            return d[k >> 11]
     n = len(cards)
     if n == 5:
         d = _P5.get(p)
@@ -276,6 +293,7 @@ def score(p, cards):
 
 # per game (profile -> table), filled on first use by _first()
 _P5, _F5, _P6, _F6, _P7, _F7, _D3, _FL = {}, {}, {}, {}, {}, {}, {}, {}
+_G = {}  # the game's own size: its three-card table or its five-card plain dict
 
 
 def _first(p, cards):
@@ -285,6 +303,8 @@ def _first(p, cards):
     if n == 5 and p not in _P5 and p.hand == 5:
         t.load5()
         _F5[p], _P5[p] = t.f5, t.p5
+        if p.size == 5:
+            _G[p] = t.p5
     elif n == 7 and p not in _P7 and p.hand == 5:
         t.load7()
         _FL[p], _F7[p], _P7[p] = t.fl, t.f7, t.p7
@@ -293,7 +313,7 @@ def _first(p, cards):
         _P6[p], _F6[p] = load(p, 6)
     elif n == 3 and p not in _D3 and p.hand == 3:
         t.load3()
-        _D3[p] = t.d3
+        _D3[p] = _G[p] = t.d3
     else:
         return t.fn(n)(cards)
     return score(p, cards)
@@ -314,7 +334,7 @@ def best(p, cards):
     if n == 7 and p in _P7:
         try:  # card ids, seven different (lists index only ints; ids 53.. poison)
             a, b, c, d, e, f, g = cards
-            m = _BV[a] | _BV[b] | _BV[c] | _BV[d] | _BV[e] | _BV[f] | _BV[g]
+            m = _PB[a][b] | _PB[c][d] | _PB[e][f] | _BV[g]
         except (IndexError, TypeError):  # not a card id: check() names it
             m = 0
         if m.bit_count() != 7 or m >> p.deck or a | b | c | d | e | f | g < 0 or \
@@ -400,7 +420,7 @@ def uninstall():
 
 def reset():
     """Forget every loaded table (tests: as a fresh process)."""
-    for d in (_host, _P5, _F5, _P6, _F6, _P7, _F7, _D3, _FL, _SORTED):
+    for d in (_host, _P5, _F5, _P6, _F6, _P7, _F7, _D3, _FL, _SORTED, _G):
         d.clear()
 
 
