@@ -381,7 +381,7 @@ def main():
     hands7 = deal(rng, max(10, N_HANDS // 5), 7)
     floor, pit, tre, frm, ffl, sev, fl7 = [], [], [], [], [], [], []
     rp, rt, rf, r7 = [], [], [], []
-    reps7 = max(1, REPS // 20)
+    reps7 = max(1, REPS // 4)  # (a seven-card rank costs more: fewer, long enough)
     for _ in range(ROUNDS):
         f = loop_floor(hands, REPS)
         s = loop_score(score, p, hands, REPS)
