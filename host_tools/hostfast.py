@@ -235,7 +235,10 @@ def tables(p):
 
 def score(p, cards):
     """evaluator.score() on the host: the same value, from the core's tables."""
-    d = _G.get(p)  # the game's main table: one lookup decides the way
+    try:
+        d = _G[p]  # the game's main table: one lookup decides the way
+    except KeyError:  # (zero cost unless raised: only before the first hand)
+        d = None
     if d is not None:
         if d.__class__ is list:  # a three-card game: d[a][b][c]
             try:
@@ -348,7 +351,7 @@ def best(p, cards):
                 s = score(p, cards)
                 sp = t.tpl[k >> 12] = (s, _template(p, cards, s))
             s, pick = sp
-            pool = sorted(cards, reverse=True)
+            pool = sorted(cards)  # (positions count from the high end: see _template)
             if pick.__class__ is tuple:  # the joker's text in it (Jk=A, Jk=K)
                 return s, [_NAMES[pool[i]] if i.__class__ is int else i for i in pick]
             a, b, c, d, e = pick(pool)
@@ -380,19 +383,21 @@ def best(p, cards):
     pick = t.tpl.get(key)
     if pick is None:
         pick = t.tpl[key] = _template(p, cards, s)
-    pool = sorted(cards, reverse=True)
+    pool = sorted(cards)
     if pick.__class__ is tuple:
         return s, [_NAMES[pool[i]] if i.__class__ is int else i for i in pick]
     return s, [_NAMES[i] for i in pick(pool)]
 
 
 def _template(p, cards, s):
-    """How evaluator.played() picks this hand's cards from `pool` (sorted high to low):
+    """How evaluator.played() picks this hand's cards from the sorted cards:
     the same for every hand of this rank multiset that cannot flush. An itemgetter of
     five positions, or a tuple of positions and literal text (the joker's, or a hand
     other than five cards)."""
     out = evaluator.played(p, cards, s)
-    pos = {_NAMES[c]: i for i, c in enumerate(sorted(cards, reverse=True))}
+    # played() takes cards from the pool sorted high to low; best() sorts low to high
+    # (no reverse= to parse), so a position is counted from the end: -1 the highest
+    pos = {_NAMES[c]: i - len(cards) for i, c in enumerate(sorted(cards))}
     idx = tuple(pos.get(x, x) for x in out)
     if len(idx) == 5 and all(i.__class__ is int for i in idx):
         return itemgetter(*idx)
