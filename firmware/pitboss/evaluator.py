@@ -12,8 +12,9 @@
 # "the hand which contains the highest ranking card ... which is not contained in the
 # other hand" (NJ (e), PA (c), PR E). Suits never enter a score (NJ (b), PA (a)).
 #
-# score() allocates nothing (tested under micropython.heap_lock()): masks are small ints,
-# the suit masks live in one preallocated array.
+# score() allocates nothing (tested under micropython.heap_lock() and by counting
+# gc.mem_alloc() with the collector off): masks are small ints, the suit masks live in
+# one preallocated array. Nothing is built at import.
 import sys
 from array import array
 
@@ -174,8 +175,11 @@ def _eval(p, c, n):
 
 
 # Five-card fast path (five cards ranked as a five-card hand, no joker). It is not a
-# second copy of the rules: _fast5() fills its tables from _eval() above, one hand per
-# class, and declines (None: _eval() then ranks every hand) unless the profile fits it.
+# second copy of the rules: its tables are _eval()'s own output, one hand per class,
+# computed at build time by host_tools/gentables.py and shipped as one `bytes` constant
+# per game in pitboss/t5/<game>.py (tests/test_tables.py rebuilds them from _eval and
+# compares). A board loads only the tables of the games it ranks, on first use: one
+# memcpy into an array, no ranking at boot.
 # With b = 1 << rank per card, m = OR, s = SUM, x = XOR of the five b:
 #   s == m    five different ranks: the score is m (high card), or a flush, or one of a
 #             few exceptions (the straights) found in a small table;
@@ -184,171 +188,140 @@ def _eval(p, c, n):
 #             (which ranks are paired, tripled...) whatever the kickers, and
 #             score = T[(d + 54 e) % 1057] ^ m: the kickers are the tie-break's low mask,
 #             m without the ranked part. (d + 54 e) % 1057 is a perfect hash of the 273
-#             classes (found by search; _fast5() checks it), so T is a plain tuple: no
-#             dict probing, 4 KB. (T follows _RB in one tuple: see _fast5.)
-# tests/test_fastpath.py checks every class of every profile against _eval().
-_RB = tuple(1 << (i >> 2) for i in range(52)) + (0x2000,)  # rank bit; joker: bit 13
-_DISTINCT_MAX = const(32)  # straights and the like: more exceptions than this -> decline
+#             classes (found by search; the generator checks it).
+# The table is one array("I") (little-endian uint32 in the bytes constant):
+#   [0, 53)            rank bit of each card id (joker: bit 13, so m > _ALL flags it)
+#   [_T, _T + 1057)    the class table T
+#   _FB                the flush base: a flush scores m | base, unless an exception
+#   _QX, then qx masks, then qx scores       distinct-rank exceptions (by m % qx)
+#   qf (after those), qf masks, qf scores    flush exceptions (by m % qf)
+# pitboss/native5.py reads the same array from native code where the port has an
+# emitter; tests/test_fastpath.py checks every class of every profile against _eval().
 _HC = const(54)  # class hash: (d + _HC * e) % _HP
 _HP = const(1057)
+_T = const(53)
+_FB = const(1110)  # _T + _HP
+_QX = const(1111)
+_NONE = array("I")  # p.fast for a profile without a fast path (falsy)
 
 
-def _fast5(p):
-    """(class table, distinct-rank exceptions, flush exceptions, flush base) for p, all
-    from _eval(); None if p does not fit (not five from five, or its scores are not of
-    the form above)."""
-    if p.size != 5 or p.hand != 5:
-        return None
-    tab = [0] * _HP
-    used = bytearray(_HP)
-    ex, fl, bases = {}, {}, {}
-    hand = bytearray(5)
-    cnt = bytearray(13)
-    # Every rank multiset of five cards, at most four of a rank: r0 <= r1 <= ... <= r4.
-    for r0 in range(13):
-        for r1 in range(r0, 13):
-            for r2 in range(r1, 13):
-                for r3 in range(r2, 13):
-                    for r4 in range(r3, 13):
-                        if r0 == r4:
-                            continue
-                        m = s = x = 0
-                        i = 0
-                        for r in (r0, r1, r2, r3, r4):
-                            b = 1 << r
-                            m |= b
-                            s += b
-                            x ^= b
-                            hand[i] = r * 4 + cnt[r]  # suits by occurrence: no flush
-                            cnt[r] += 1
-                            i += 1
-                        for r in (r0, r1, r2, r3, r4):
-                            cnt[r] = 0
-                        if s == m:
-                            hand[0] |= 1  # five ranks, suits 1 0 0 0 0: no flush
-                            v = _eval(p, hand, 5)
-                            if v != m:
-                                ex[m] = v
-                            for i in range(5):
-                                hand[i] &= ~3  # all spades: the flush
-                            v = _eval(p, hand, 5)
-                            fl[m] = v
-                            b = v & ~_ALL
-                            bases[b] = bases.get(b, 0) + 1
-                            continue
-                        k = (s - m + _HC * (m ^ x)) % _HP
-                        if used[k]:
-                            continue  # one hand per class: tests/test_fastpath.py
-                            # ranks every class both ways (a first use costs less)
-                        v = _eval(p, hand, 5) ^ m
-                        if v & _ALL & ~m:
-                            return None  # the kickers are not m without the ranked part
-                        used[k] = 1
-                        tab[k] = v
-    fb = 0
-    for b in bases:  # the flush: the base most flushes share
-        if bases[b] > bases.get(fb, 0):
-            fb = b
-    fl = {m: v for m, v in fl.items() if v != m | fb}
-    if len(fl) > _DISTINCT_MAX or len(ex) > _DISTINCT_MAX:
-        return None
-    # the exceptions in a tuple of 1 + 2q: (q, masks by m % q..., their scores...)
-    q = max(1, len(ex))
-    while len({m % q for m in ex}) < len(ex):
-        q += 1
-    sx = [q] + [-1] * q + [0] * q
-    for m, v in ex.items():
-        sx[1 + m % q] = m
-        sx[1 + q + m % q] = v
-    # one tuple: the rank bit of each card id (_RB: a local in score(), not a module
-    # global, whose lookup costs), then the class table
-    return _RB + tuple(tab), tuple(sx), fl, fb
+def _load(p):
+    """p's fast-path table (an array, empty if p has none), loaded on first use from
+    its generated module, which is then dropped: the heap keeps only the array."""
+    t = _NONE
+    if p.size == 5 and p.hand == 5:
+        mod = "t5_" + p.id.replace("-", "_")
+        try:
+            m = __import__("pitboss." + mod)
+            raw = getattr(m, mod).T
+        except ImportError:  # not generated for this profile: _eval() ranks every hand
+            raw = None
+        if raw is not None:
+            t = _array_from(raw)
+        sys.modules.pop("pitboss." + mod, None)
+        import pitboss
+        if hasattr(pitboss, mod):
+            delattr(pitboss, mod)
+    p.fast = t
+    return t
+
+
+def _array_from(raw):
+    try:
+        return array("I", raw)  # MicroPython: a copy of the raw bytes
+    except TypeError:  # CPython builds arrays from bytes with frombytes()
+        a = array("I")
+        a.frombytes(raw)
+        if sys.byteorder != "little":
+            a.byteswap()
+        return a
 
 
 def score(p, cards):
     """Score of a hand already checked: the hot path (no validation, no allocation)."""
-    t = p._fast
+    t = p.fast  # (this bytecode version stays reachable as _score_bc)
     if t and len(cards) == 5:
-        a, b, c, d, e = cards  # one opcode for a list or tuple (no allocation for any)
-        ra = t[a]  # t[:53] is _RB
+        a, b, c, d, e = cards  # one opcode for a list, tuple or bytes (no allocation)
+        ra = t[a]
         rb = t[b]
         rc = t[c]
         rd = t[d]
         re = t[e]
         m = ra | rb | rc | rd | re
         s = ra + rb + rc + rd + re - m
-        if not s:  # five ranks
-            if m > _ALL:  # the joker
-                return _rest(p, cards)
-            if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:
-                return p._flush.get(m, m | p._fbase)
-            x = p._ex
-            s = m % x[0] + 1
-            if x[s] == m:
-                return x[s + x[0]]
-            return m
-        if m > _ALL:
-            return _rest(p, cards)
-        return t[(s + _HC * (m ^ ra ^ rb ^ rc ^ rd ^ re)) % _HP + 53] ^ m
-    if t is not None and not t:  # first hand of this five-card game: build its tables
-        _build(p)
-        return score(p, cards)
-    return _rest(p, cards)
+        if m > _ALL:  # the joker
+            return _eval(p, cards, 5)
+        if s:
+            return t[(s + _HC * (m ^ ra ^ rb ^ rc ^ rd ^ re)) % _HP + _T] ^ m
+        if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:  # a flush
+            i = _QX + 1 + 2 * t[_QX]
+            q = t[i]
+            s = i + 1 + m % q
+            if t[s] == m:
+                return t[s + q]
+            return m | t[_FB]
+        q = t[_QX]
+        s = _QX + 1 + m % q
+        if t[s] == m:
+            return t[s + q]
+        return m
+    return _slow(p, cards)
 
 
-def _rest(p, cards):
-    """Every hand the fast path does not take (on CPython: through hostcache)."""
+def _slow(p, cards):
+    """Every hand the fast path does not take (also native5's way out)."""
+    if p.fast is None:  # first hand of this game: load its table
+        _load(p)
+        return _board_score(p, cards)
     return _eval(p, cards, len(cards))
 
 
-_built = []
+def _native():
+    """pitboss/native5 (@micropython.viper) where it was flashed: only on a port with a
+    native emitter (pitboss flash builds it for the board's arch); the WebAssembly board
+    and CPython keep the bytecode score() above."""
+    if sys.implementation.name != "micropython":
+        return None
+    try:
+        from pitboss import native5
+    except (ImportError, SyntaxError):  # not flashed / no native emitter on this port
+        return None
+    native5.init(_slow)
+    return native5
 
 
-def _build(p):
-    """Fill p's fast-path tables (shared with a game that ranks alike), or set
-    `_fast = None` if p does not fit; built on first use, so a table holds only the
-    tables of the games it plays."""
-    f = _fast5(p)
-    if f is None:
-        setattr(p, "_fast", None)
-        return
-    for g in _built:
-        if g == f:
-            f = g
-            break
-    else:
-        _built.append(f)
-    setattr(p, "_ex", f[1])
-    setattr(p, "_flush", f[2])
-    setattr(p, "_fbase", f[3])
-    setattr(p, "_fast", f[0])
+_score_bc = score
+_n5 = _native()
+if _n5:
+    score = _n5.score  # noqa: F811  (the same tables, read by native code)
+    score_frame = _n5.score_frame
+else:
+    _fr = bytearray(5)
+
+    def score_frame(p, buf, off):
+        """score() of the five card ids buf[off:off + 5] (a shoe frame, a bytes of
+        hands): copied into one preallocated buffer, not sliced (no allocation)."""
+        f = _fr
+        f[0] = buf[off]
+        f[1] = buf[off + 1]
+        f[2] = buf[off + 2]
+        f[3] = buf[off + 3]
+        f[4] = buf[off + 4]
+        return score(p, f)
+_board_score = score  # the board's score() (tests run it on CPython too)
 
 
-def _pending():
-    import pitboss.profiles as pr
-    setattr(pr.Profile, "_fast", None)  # any other profile: no fast path
-    for gid in pr.GAMES:
-        p = get(gid)
-        if p.size == 5 and p.hand == 5:
-            setattr(p, "_fast", ())  # empty: built by the first score() of the game
-
-
-_pending()
-
-_score_bc = score  # the board's score(), bytecode (tests call it on CPython too)
-
-if sys.implementation.name != "micropython":
-    # CPython (host tools): scores are remembered, keyed by rank multiset (and the flush
-    # suit's ranks where they matter), five-card ones in tables filled on a game's first
-    # use. pitboss/hostcache.py; every value comes from _eval. Never on a board.
-    from pitboss import hostcache
-
-    _rest = hostcache.install(sys.modules[__name__])  # noqa: F811
-    score = hostcache.make_score(score, _rest)  # noqa: F811
+def use(fast=None, fast_best=None):
+    """Install a faster score() and best() (the host's tables: host_tools/hostfast.py)
+    or, with None, the board's own. Called explicitly by the host side, never at import;
+    every function here (rank, played) and every caller of evaluator.score() follows."""
+    global score, best
+    score = fast or _board_score
+    best = fast_best or _board_best
 
 
 def score_core(p, cards):
-    """The core alone (no fast path, no host cache): what a census or a lab uses to rank
+    """The core alone (no fast path, no host tables): what a census or a lab uses to rank
     every hand through the rules themselves. Same scores as score()."""
     return _eval(p, cards, len(cards))
 
@@ -399,13 +372,15 @@ def _bits_down(m):
     return [r for r in range(12, -1, -1) if m >> r & 1]
 
 
-def played(p, cards):
+def played(p, cards, s=None):
     """The hand as played, best card first: ['Ah', 'Kh', 'Jk=Qh', ...].
 
-    Not on the hot path: it re-reads the score to pick the cards that make it. The joker
-    is written Jk=<card> where it completes a flush, Jk=<rank> where it completes a
-    straight (any suit) and Jk=A where it plays as an ace."""
-    s = _rest(p, cards)
+    Not on the hot path: it reads the score (s, or score() of the cards) to pick the
+    cards that make it. The joker is written Jk=<card> where it completes a flush,
+    Jk=<rank> where it completes a straight (any suit) and Jk=A where it plays as an
+    ace."""
+    if s is None:
+        s = score(p, cards)
     kind = p.kind_of(s)
     tb = s & _TB
     pool = sorted((c for c in cards if c != JOKER), reverse=True)
@@ -470,4 +445,8 @@ def played(p, cards):
 def best(p, cards):
     """Best hand of the game's size from more cards: (score, hand as played)."""
     check(p, cards, more=True)
-    return _rest(p, cards), played(p, cards)
+    s = score(p, cards)
+    return s, played(p, cards, s)
+
+
+_board_best = best

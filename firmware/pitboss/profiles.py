@@ -86,6 +86,9 @@ class Profile:
         # highest first, as users read a paytable
         self.categories = tuple(names.get(k, KIND_NAMES[k]) for k in reversed(ladder))
         self._names = tuple(names.get(k, KIND_NAMES[k]) for k in ladder)
+        # The five-card fast path's table (pitboss.evaluator): None until the game's
+        # first hand loads it from its generated module, an empty array if it has none.
+        self.fast = None
 
     def kind_of(self, score):
         return self.ladder[score >> 26]

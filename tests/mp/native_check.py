@@ -1,0 +1,82 @@
+# Runs on a MicroPython with a native emitter (the unix port from
+# requirements-bench-native.txt): pitboss.native5 is the score() in use, it agrees with
+# the bytecode path and the core on random hands of every five-card game, and 10,000
+# ranks (from lists and from a bytes frame) allocate nothing with the collector off.
+import gc
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from pitboss import evaluator, profiles  # noqa: E402
+
+assert evaluator._n5 is not None, "native5 not in use"
+assert evaluator.score is evaluator._n5.score
+
+
+class Lcg:
+    def __init__(self, seed):
+        self.x = seed
+
+    def below(self, n):
+        self.x = (self.x * 1103515245 + 12345) & 0x7FFFFFFF
+        return (self.x >> 8) % n
+
+
+rng = Lcg(99)
+checked = 0
+for gid in profiles.GAMES:
+    p = profiles.get(gid)
+    for n in (p.size, 7) if p.hand == 5 else (p.size,):
+        for _ in range(3000):
+            deck = list(range(p.deck))
+            h = [deck.pop(rng.below(len(deck))) for _ in range(n)]
+            want = evaluator._eval(p, h, n)
+            assert evaluator.score(p, h) == want, (gid, h)
+            assert evaluator._score_bc(p, h) == want, (gid, h)
+            if n == 5:
+                assert evaluator.score_frame(p, bytes(h), 0) == want, (gid, h)
+            checked += 1
+
+p = profiles.get("pr-pai-gow")  # joker hands go back to the bytecode core: still 0 B
+hands = []
+for _ in range(100):
+    deck = list(range(53))
+    hands.append([deck.pop(rng.below(len(deck))) for _ in range(5)])
+buf = bytes(bytearray(c for h in hands for c in h))
+score, frame = evaluator.score, evaluator.score_frame
+for h in hands:
+    score(p, h)
+
+
+def ranks_list(reps):
+    for _ in range(reps):
+        for h in hands:
+            score(p, h)
+
+
+def ranks_frame(reps):
+    for _ in range(reps):
+        off = 0
+        while off < 500:
+            frame(p, buf, off)
+            off += 5
+
+
+def measure():
+    # locals only: a new module global could grow the globals dict mid-count
+    ranks_list(1)
+    ranks_frame(1)
+    gc.collect()
+    gc.disable()
+    try:
+        a0 = gc.mem_alloc()
+        ranks_list(100)
+        a1 = gc.mem_alloc()
+        ranks_frame(100)
+        a2 = gc.mem_alloc()
+    finally:
+        gc.enable()
+    return a1 - a0, a2 - a1
+
+
+al, af = measure()
+print("NATIVE-OK checked %d alloc_list %d alloc_frame %d" % (checked, al, af))

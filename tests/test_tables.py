@@ -1,0 +1,79 @@
+"""The shipped tables are the rule core's own output, and nothing ranks at import or
+when a game's tables load (issue 9, 11, 13: cold start).
+
+host_tools/gentables.py computes every table from pitboss.evaluator._eval at build time:
+the board's five-card tables (firmware/pitboss/t5_<game>.py, one bytes constant each) and
+the host's (host_tools/tables/<game>-<n>.bin). Here they are rebuilt from the core and
+compared, so a rule change that is not regenerated fails.
+"""
+import subprocess
+import sys
+
+import pytest
+
+from host_tools import gentables, hostfast
+from pitboss import evaluator, profiles
+
+
+def test_every_generated_file_matches_a_rebuild_from_the_core():
+    built = gentables.generate()
+    assert len([p for p in built if p.suffix == ".py"]) == len(gentables.five_games())
+    for path, data in built.items():
+        assert path.exists(), "%s missing: python -m host_tools.gentables" % path
+        assert gentables.same(path, path.read_bytes(), data), \
+            "%s differs from a rebuild: python -m host_tools.gentables" % path
+    assert gentables.main(["--check"]) == 0
+
+
+def test_the_generator_refuses_colliding_multiset_keys(monkeypatch):
+    monkeypatch.setattr(hostfast, "_K5", [0] * 53)  # every five-card key the same
+    with pytest.raises(RuntimeError, match="share a key"):
+        gentables.host_table(profiles.get("nj-5card"), 5)
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """As a fresh process: no table loaded, and the core must not be called."""
+    for gid in profiles.GAMES:
+        monkeypatch.setattr(profiles.get(gid), "fast", None)
+    hostfast.reset()
+
+    def no(*a):
+        raise AssertionError("ranked through the core while loading tables")
+    monkeypatch.setattr(evaluator, "_eval", no)
+    yield
+    hostfast.reset()
+
+
+@pytest.mark.parametrize("gid", gentables.five_games())
+def test_the_first_five_card_rank_loads_without_ranking(fresh, gid):
+    p = profiles.get(gid)
+    h = [0, 5, 10, 15, 21]  # no joker: the fast path takes it
+    assert evaluator._score_bc(p, h) == 0b101111  # 2 3 4 5 7: high card, its rank mask
+    assert p.fast  # loaded from pitboss/t5_*.py
+    assert hostfast.score(p, h) == evaluator._score_bc(p, h)
+    assert hostfast.score(p, h + [30, 40]) > 0  # seven cards: shipped too
+
+
+@pytest.mark.parametrize("gid,n", [(g, profiles.get(g).size) for g in profiles.GAMES])
+def test_the_host_ships_every_games_own_size(fresh, gid, n):
+    p = profiles.get(gid)
+    assert hostfast.score(p, [1, 6, 11, 16, 22, 27, 33][:n]) >= 0
+
+
+def test_nothing_is_built_or_ranked_at_import():
+    code = ("import sys; sys.path.insert(0, 'firmware')\n"
+            "from pitboss import evaluator, profiles\n"
+            "assert all(profiles.get(g).fast is None for g in profiles.GAMES)\n"
+            "assert not [m for m in sys.modules if m.startswith('pitboss.t5_')]\n"
+            "print('OK')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=gentables.REPO, timeout=60)
+    assert r.stdout.strip() == "OK", r.stderr
+
+
+def test_a_board_keeps_only_the_array_not_the_module():
+    import sys as _sys
+    p = profiles.get("pr-pai-gow")
+    evaluator._load(p)
+    assert p.fast and "pitboss.t5_pr_pai_gow" not in _sys.modules
