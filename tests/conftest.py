@@ -65,6 +65,7 @@ TEST_TIERS = {
     ("test_bench", "test_native_emitter_run_where_installed"): "vm",
     ("test_static_checks", "test_no_cpython_only_imports"): "host",
     ("test_games", "test_the_registry_imports_lazily_on_micropython"): "vm",
+    ("test_tables", "test_every_generated_file_matches_a_rebuild_from_the_core"): "slow",
     ("test_native", "test_flash_builds_the_native_module_for_the_boards_arch"): "static",
     ("test_native", "test_a_board_without_a_native_emitter_gets_the_bytecode_path"): "static",
 }
