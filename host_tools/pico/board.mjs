@@ -90,7 +90,7 @@ const cdc = new CDCLink(mcu, (data) => out.push(Buffer.from(data)), () => {
 for (const u of mcu.uart) fixTxInterrupt(u);
 const uarts = [new UARTLine(mcu, mcu.uart[0]), new UARTLine(mcu, mcu.uart[1])];
 const gpio = new GPIOLevels(mcu, args.gpio);
-const display = new SSD1306(mcu.i2c[0], 0x3c, args.display);
+const display = new SSD1306(mcu.i2c[0], 0x3c, args.display, clock);
 const rfid = new MFRC522(mcu, mcu.spi[0], { cs: 17, rst: 20, present: args.rfid });
 
 mcu.core.PC = 0x10000000;

@@ -12,7 +12,9 @@ const ARGS = {
 };
 
 export class SSD1306 {
-  constructor(i2c, addr = 0x3c, present = true) {
+  constructor(i2c, addr = 0x3c, present = true, clock = null) {
+    this.clock = clock;
+    this.lastWriteNs = 0;   // emulated time of the last display-RAM write
     this.addr = addr;
     this.present = present;
     this.ram = new Uint8Array(W * PAGES);
@@ -60,6 +62,7 @@ export class SSD1306 {
 
   _ram(b) {
     this.writes++;
+    if (this.clock) this.lastWriteNs = this.clock.nanos;
     this.ram[this.page * W + this.col] = b;
     if (this.mode === 0) {            // horizontal
       if (++this.col > this.colEnd) {
@@ -101,6 +104,7 @@ export class SSD1306 {
     return {
       present: this.present, on: this.on, inverted: this.inverted, contrast: this.contrast,
       writes: this.writes, commands: this.commands, nacks: this.nacks,
+      last_write_ns: this.lastWriteNs,
       ram: Buffer.from(this.ram).toString('hex'),
     };
   }
