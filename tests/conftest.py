@@ -11,9 +11,14 @@ for path in (REPO, os.path.join(REPO, "firmware")):
 # Its jobs start in the background as soon as collection finds a Pico test, so the
 # emulator (a Node process) works while the rest of the suite runs on the other core.
 def pytest_collection_finish(session):
-    if any(item.get_closest_marker("pico") for item in session.items):
+    jobs = set()
+    for item in session.items:
+        m = item.get_closest_marker("pico")
+        if m is not None:
+            jobs.update(m.args)
+    if jobs:
         from tests.pico_tier import PicoTier
-        PicoTier.get()
+        PicoTier.get(jobs)
 
 
 def pytest_sessionfinish(session, exitstatus):

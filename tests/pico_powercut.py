@@ -45,7 +45,7 @@ def run_cuts(pico):
         pico.ctl("cut", flash_ops=ops, keep=keep)
         try:
             lost = t.commands([settle])   # the power goes mid-write: no reply
-        except BoardError as e:
+        except (BoardError, OSError) as e:   # the pty closes with the board
             lost = str(e)
         pico.close()
         pico.wait_off()
