@@ -8,7 +8,13 @@ import json
 
 # BoardError is defined once, in vboard (the lower module: a virtual board that will not
 # start is the same failure to a caller as a board that cannot be reached).
-from host_tools.vboard import BoardError, is_virtual, resolve_port
+from host_tools.vboard import THROWAWAY_PORTS, BoardError, board_kind, is_virtual, resolve_port
+
+# Seconds without output before a raw-REPL command counts as lost. mpremote's own 10 s is
+# too short for a Pico's first operations (a cold `import pitboss.app` is ~13 s of chip
+# time, and the emulated chip runs 2.5-5x slower than a real one).
+TIMEOUT_VIRTUAL = 30.0
+TIMEOUT_SERIAL = 120.0
 
 
 def _mpremote():
@@ -18,15 +24,21 @@ def _mpremote():
 
 
 class Board:
-    def __init__(self, device, timeout=30):
+    def __init__(self, device, timeout=None):
         self.device = device
-        self.timeout = timeout
-        # A virtual board's pty and bridge take bulk input (see exec(fast=True)).
+        # An emulated board's pty takes bulk input (see exec(fast=True)).
         self.device_is_virtual = is_virtual(device)
+        self.kind = board_kind(device)     # 'virtual', 'pico' or None (a real port)
+        if timeout is None:
+            if self.kind == "pico":
+                from host_tools.pico import TIMEOUT as timeout
+            else:
+                timeout = TIMEOUT_VIRTUAL if self.kind else TIMEOUT_SERIAL
+        self.timeout = timeout
         self._tr, serial_transport = _mpremote()
         try:
             self._t = serial_transport(device, baudrate=115200)
-            self._t.enter_raw_repl(soft_reset=False)
+            self._t.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
         except self._tr.TransportError as e:
             with contextlib.suppress(Exception):
                 self._t.close()
@@ -47,15 +59,20 @@ class Board:
         whose pty and bridge take bulk input, e.g. a soak test's 100,000 lines."""
         tr = self._tr
         try:
-            out = self._exec_fast(code) if fast else self._t.exec(code)
+            if fast:
+                out = self._exec_fast(code)
+            else:
+                out, err = self._t.exec_raw(code, timeout=self.timeout)
+                if err:
+                    raise tr.TransportExecError(out, err.decode())
         except tr.TransportExecError as e:
             raise BoardError("board raised:\n" + e.error_output.strip()) from e
         except tr.TransportError as e:
             raise BoardError("lost the board on %s: %s" % (self.device, e)) from e
         return out.decode("utf-8", "replace").replace("\r\n", "\n")
 
-    def _exec_fast(self, code, timeout=600):
-        t, tr = self._t, self._tr
+    def _exec_fast(self, code):
+        t, tr, timeout = self._t, self._tr, max(self.timeout, 600)
         if not t.read_until(1, b">").endswith(b">"):
             raise tr.TransportError("could not enter raw repl")
         t.serial.write(code.encode() + b"\x04")
@@ -82,10 +99,10 @@ class Board:
 
 @contextlib.contextmanager
 def open_board(port, flash=False, progress=None):
-    """Connect to `port` ('virtual' starts a throw-away board). With flash=True the
-    firmware is brought up to date first (a fresh virtual board has none)."""
+    """Connect to `port` ('virtual' or 'pico' starts a throw-away board). With flash=True
+    the firmware is brought up to date first (a fresh throw-away board has none)."""
     with resolve_port(port) as device:
-        if flash or port == "virtual":
+        if flash or port in THROWAWAY_PORTS:
             from host_tools.flash import flash as do_flash
             do_flash(device, progress=progress or (lambda *a: None))
         b = Board(device)

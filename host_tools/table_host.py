@@ -58,10 +58,67 @@ class BoardTarget:
         return bytes.fromhex(self.board.exec(_APP + "A.screen()").strip())
 
 
+class PicoTarget(BoardTarget):
+    """The emulated Pico: the shoe's frames go onto UART1's wire at the shoe's baud rate
+    through the emulator's control socket (not through the REPL), while the firmware polls
+    its SerialShoe as the main loop would; the screenshot is the emulated SSD1306's own
+    display RAM, i.e. what the driver's I2C traffic drew."""
+
+    # Emulated ms the board keeps polling after the last card is due before giving up.
+    POLL_MS = 2000
+
+    def __init__(self, board):
+        super().__init__(board)
+        from host_tools.pico import control_for
+        self.ctl = control_for(board.device)
+
+    def deal(self, frames, cards):
+        """Poll the shoe until `cards` cards are dealt (or it goes quiet), while the frames
+        arrive on UART1; the replies in order."""
+        code = (_APP + "import time, json\nout = []\nt = time.ticks_ms()\n"
+                "while len(out) < %d and time.ticks_diff(time.ticks_ms(), t) < %d:\n"
+                "    got = A.app().poll()\n    out += got\n"
+                "    if got: t = time.ticks_ms()\n    time.sleep_ms(2)\n"
+                "for r in out: print(json.dumps(r))\n" % (cards, self.POLL_MS))
+        t, tr = self.board._t, self.board._tr
+        try:
+            t.exec_raw_no_follow(code)
+            self.ctl.shoe(frames, wait=False)
+            out, err = t.follow(self.board.timeout)
+        except tr.TransportError as e:
+            raise BoardError("lost the board on %s: %s" % (self.board.device, e)) from e
+        if err:
+            raise BoardError("board raised:\n" + err.decode().strip())
+        return [json.loads(ln) for ln in out.decode().splitlines() if ln.strip()]
+
+    def round(self, before, frames, after):
+        out = self.commands(before)
+        deal = [r for r in out if r.get("ok") and "order" in r]
+        cards = len(deal[-1]["order"]) if deal else 1 << 20  # else: until quiet
+        out += self.deal(frames, cards)
+        return out + self.commands(after)
+
+    def rounds(self, plans, chunk=25):
+        out = []
+        for before, frames, after in plans:
+            replies = self.round(before, frames, after)
+            bad = [r for r in replies if not r.get("ok")]
+            out.append(bad[0] if bad else replies[-1])
+        return out
+
+    def screen(self):
+        return self.ctl.display_ram()
+
+
+def target_for(board):
+    """The host-side driver for this board: PicoTarget on the emulated Pico."""
+    return PicoTarget(board) if getattr(board, "kind", None) == "pico" else BoardTarget(board)
+
+
 def play_many(target, game, seats, rounds, seed):
     """Like play_rounds, batched where the target can: the settle replies in order."""
     plans = [plan_round(game, seats, seed + i) for i in range(rounds)]
-    if isinstance(target, BoardTarget):
+    if isinstance(target, BoardTarget):   # PicoTarget too
         return target.rounds(plans)
     return [target.round(*pl)[-1] for pl in plans]
 
@@ -227,7 +284,7 @@ def _key_ready(args):
 def cmd_table(args):
     try:
         with open_board(args.port) as b:
-            for reply in BoardTarget(b).commands(args.lines):
+            for reply in target_for(b).commands(args.lines):
                 print(json.dumps(reply))
     except BoardError as e:
         return _fail(e)
@@ -237,7 +294,7 @@ def cmd_table(args):
 def cmd_shoe(args):
     """Simulated shoe: deal seeded rounds to the board through its shoe input."""
     try:
-        if args.port == "virtual":  # a throw-away board gets a throw-away key
+        if args.port in ("virtual", "pico"):  # a throw-away board gets a throw-away key
             keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-"))
             keys.key_path(args.board_id)  # the id must still be a valid name
         else:
@@ -246,8 +303,8 @@ def cmd_shoe(args):
         return _fail(e)
     try:
         with open_board(args.port) as b:
-            t = BoardTarget(b)
-            if args.port == "virtual":
+            t = target_for(b)
+            if args.port in ("virtual", "pico"):
                 Configurator(t, args.board_id, keys).provision()
             conf = Configurator(t, args.board_id, keys)
             r = conf.configure(args.game, args.seats)
@@ -263,7 +320,7 @@ def cmd_shoe(args):
 def cmd_recall(args):
     try:
         with open_board(args.port) as b:
-            reply = BoardTarget(b).commands(["recall %d" % args.n])[0]
+            reply = target_for(b).commands(["recall %d" % args.n])[0]
     except BoardError as e:
         return _fail(e)
     if not reply.get("ok"):
@@ -280,7 +337,7 @@ def cmd_screenshot(args):
     from host_tools.screenshot import save
     try:
         with open_board(args.port) as b:
-            buf = BoardTarget(b).screen()
+            buf = target_for(b).screen()
     except BoardError as e:
         return _fail(e)
     save(args.out, buf)
@@ -302,11 +359,11 @@ def cmd_provision(args):
     from host_tools.protolink import PRODUCTION, LinkError, probe
 
     try:
-        if args.port != "virtual" and probe(args.port) == PRODUCTION:
+        if args.port not in ("virtual", "pico") and probe(args.port) == PRODUCTION:
             fp = _rekey_production(args.port, args.board_id, keys)
         else:
             with open_board(args.port) as b:
-                conf = Configurator(BoardTarget(b), args.board_id, keys)
+                conf = Configurator(target_for(b), args.board_id, keys)
                 fp = conf.provision(force=args.force)
     except (BoardError, FileExistsError, KeyStoreError, LinkError, UsageError) as e:
         return _fail(e)
@@ -356,7 +413,7 @@ def cmd_config(args):
         return _fail(e)
     try:
         with open_board(args.port) as b:
-            r = Configurator(BoardTarget(b), args.board_id, keys).configure(
+            r = Configurator(target_for(b), args.board_id, keys).configure(
                 args.game, args.seats, extra)
     except (BoardError, KeyStoreError) as e:
         return _fail(e)
@@ -372,7 +429,7 @@ def cmd_tilt_clear(args):
         return _fail(e)
     try:
         with open_board(args.port) as b:
-            r = Configurator(BoardTarget(b), args.board_id, keys).signed(cmd)
+            r = Configurator(target_for(b), args.board_id, keys).signed(cmd)
     except (BoardError, KeyStoreError) as e:
         return _fail(e)
     print(json.dumps(r))

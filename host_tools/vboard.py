@@ -1,20 +1,25 @@
-"""The virtual board: the MicroPython 1.27 WebAssembly VM behind a pseudo-terminal.
+"""Emulated boards behind a pseudo-terminal, of two kinds:
 
-`mpremote connect <port>` and anything else that talks to a serial port works with it.
+    virtual  the MicroPython 1.27 WebAssembly VM (host_tools/vm/bridge.mjs)
+    pico     a Raspberry Pi Pico: stock MicroPython on rp2040js (host_tools/pico/board.mjs)
 
-    python -m host_tools.vboard start [--flash-dir DIR] [--state-dir DIR]
-    python -m host_tools.vboard status | stop
+`mpremote connect <port>` and anything else that talks to a serial port works with either.
+
+    python -m host_tools.vboard start [--kind virtual|pico] [--flash-dir DIR] [--state-dir DIR]
+                                      [--uf2 FILE] [--gpio N=0|1]...
+    python -m host_tools.vboard status | stop [--kind ...]
 
 Processes: a small Python daemon owns the pty (Node has no pty support) and relays bytes
-between it and `node host_tools/vm/bridge.mjs`, which runs the VM's REPL (see bridge.mjs for
-the fixes mpremote needs). Killing the daemon's process group is a power cut: the flash dir
-keeps every file a finished command wrote.
+between it and the Node process (the VM's REPL, or the Pico's USB CDC serial). Killing the
+daemon's process group is a power cut: the flash dir keeps every file a finished command
+wrote (the Pico's flash file keeps every flash operation that finished).
 
-State dir (default <repo>/.pitboss/virtual, or $PITBOSS_STATE):
+State dir (default <repo>/.pitboss/<kind>, or $PITBOSS_STATE/<kind>):
     tty -> /dev/pts/N   stable port path to give mpremote
     pid                 daemon pid (also its process group)
-    state.json          pid, node_pid, pty, flash_dir
+    state.json          pid, node_pid, pty, flash_dir, kind
     board.log           daemon + node stderr
+    ctl.sock            pico only: the emulator's control socket (host_tools.pico.Control)
 """
 from __future__ import annotations
 
@@ -39,18 +44,21 @@ from .vm.runner import find_node, node_env, repo_root
 BRIDGE = Path(__file__).resolve().parent / "vm" / "bridge.mjs"
 READY = b">>> "          # end of the banner the bridge prints once the REPL is up
 START_TIMEOUT = 30.0
+KINDS = ("virtual", "pico")
+# `--port virtual` / `--port pico`: a throw-away board of that kind for one command.
+THROWAWAY_PORTS = KINDS
 
 
-def default_state_dir() -> Path:
-    """$PITBOSS_STATE/virtual; else <checkout>/.pitboss/virtual, or for an installed
-    package <home>/virtual (~/.pitboss/virtual, beside the key store)."""
+def default_state_dir(kind: str = "virtual") -> Path:
+    """$PITBOSS_STATE/KIND; else <checkout>/.pitboss/KIND, or for an installed package
+    <home>/KIND (~/.pitboss/virtual, beside the key store)."""
     import host_tools
     env = os.environ.get("PITBOSS_STATE")
     if env:
-        return Path(env) / "virtual"
+        return Path(env) / kind
     if host_tools.INSTALLED:
-        return Path(host_tools.home()) / "virtual"
-    return repo_root() / ".pitboss" / "virtual"
+        return Path(host_tools.home()) / kind
+    return repo_root() / ".pitboss" / kind
 
 
 class BoardError(RuntimeError):
@@ -99,26 +107,30 @@ def _read_state(state_dir: Path) -> dict | None:
 
 
 def _clear_state(state_dir: Path) -> None:
-    for name in ("tty", "pid", "state.json"):
+    for name in ("tty", "pid", "state.json", "ctl.sock"):
         with contextlib.suppress(FileNotFoundError):
             (state_dir / name).unlink()
 
 
-def status(state_dir: Path | None = None) -> dict:
-    """{running, pid, node_pid, port, pty, flash_dir, state_dir}; stale state is removed."""
-    state_dir = Path(state_dir or default_state_dir())
+def status(state_dir: Path | None = None, kind: str = "virtual") -> dict:
+    """{running, kind, pid, node_pid, port, pty, flash_dir, state_dir}; stale state is
+    removed. A pico's also has `ctl` (its control socket)."""
+    state_dir = Path(state_dir or default_state_dir(kind))
     st = _read_state(state_dir)
     if st and _is_daemon(st["pid"]) and _alive(st.get("node_pid") or st["pid"]):
-        return {"running": True, "pid": st["pid"], "node_pid": st.get("node_pid"),
-                "port": str(state_dir / "tty"), "pty": st.get("pty"),
-                "flash_dir": st.get("flash_dir"), "state_dir": str(state_dir),
-                "switch": st.get("switch")}
+        out = {"running": True, "kind": st.get("kind", "virtual"), "pid": st["pid"],
+               "node_pid": st.get("node_pid"), "port": str(state_dir / "tty"),
+               "pty": st.get("pty"), "flash_dir": st.get("flash_dir"),
+               "state_dir": str(state_dir), "switch": st.get("switch")}
+        if st.get("ctl"):
+            out["ctl"] = st["ctl"]
+        return out
     if st:  # the daemon died without cleaning up (SIGKILL, host crash): stale
         if _is_daemon(st["pid"]):   # daemon alive but node gone: finish the job
             _kill_group(st["pid"], signal.SIGKILL)
         _clear_state(state_dir)
-    return {"running": False, "pid": None, "node_pid": None, "port": None, "pty": None,
-            "flash_dir": None, "state_dir": str(state_dir)}
+    return {"running": False, "kind": None, "pid": None, "node_pid": None, "port": None,
+            "pty": None, "flash_dir": None, "state_dir": str(state_dir)}
 
 
 def _kill_group(pgid: int, sig: int) -> None:
@@ -126,9 +138,9 @@ def _kill_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
-def stop(state_dir: Path | None = None, timeout: float = 5.0) -> bool:
+def stop(state_dir: Path | None = None, timeout: float = 5.0, kind: str = "virtual") -> bool:
     """Stop the board; True if one was running. SIGTERM lets the bridge flush, then SIGKILL."""
-    state_dir = Path(state_dir or default_state_dir())
+    state_dir = Path(state_dir or default_state_dir(kind))
     st = status(state_dir)
     if not st["running"]:
         return False
@@ -147,24 +159,46 @@ def stop(state_dir: Path | None = None, timeout: float = 5.0) -> bool:
 # --------------------------------------------------------------------------------------
 def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = None,
           heap: int | None = None, parent_pid: int | None = None,
-          timeout: float = START_TIMEOUT, service: bool = True) -> dict:
-    """Start a board in the background and wait until it is up; returns status().
+          timeout: float = START_TIMEOUT, service: bool = True, kind: str = "virtual",
+          uf2: str | os.PathLike | None = None, gpio: dict | None = None) -> dict:
+    """Start a board in the background and wait until its REPL (the virtual board) or its
+    USB serial (the Pico) is up; returns status(). For the Pico: `uf2` (else
+    $PITBOSS_PICO_UF2, else ../shared/firmware/) and `gpio` {pin: level} held from power-on.
 
     service: the logic-door service switch held at power-on (pitboss.service). True by
     default because today's host table commands still use the raw REPL (issue 11 moves
     them onto protocol lines), so boards started by tests, the demo and `--port virtual`
-    are in service mode; service=False is production (no REPL on the port)."""
-    state_dir = Path(state_dir or default_state_dir())
+    are in service mode; service=False is production (no REPL on the port). On the Pico
+    the switch is its SERVICE_PIN (boards/pico.py) held low, unless `gpio` sets that pin."""
+    if kind not in KINDS:
+        raise BoardError(f"no board kind {kind!r} (kinds: {', '.join(KINDS)})")
+    state_dir = Path(state_dir or default_state_dir(kind))
     if status(state_dir)["running"]:
-        raise BoardError(f"a virtual board is already running (state {state_dir}); "
-                         "stop it first")
+        raise BoardError(f"a board is already running (state {state_dir}); stop it first")
+    extra = []
+    if kind == "pico":
+        from host_tools.pico import FirmwareError, find_firmware
+        try:
+            uf2_path, rom, _ = find_firmware(uf2)
+        except FirmwareError as e:
+            raise BoardError(str(e)) from None
+        extra = ["--uf2", str(uf2_path.resolve()), "--bootrom", str(rom.resolve())]
+        # The service switch is a pin to GND with a pull-up: held = low at reset.
+        from boards import pico as pico_board
+        gpio = dict(gpio or {})
+        if service:
+            gpio.setdefault(pico_board.SERVICE_PIN, 0)
+        for pin, level in sorted(gpio.items()):
+            extra += ["--gpio", f"{int(pin)}={1 if level else 0}"]
+    elif uf2 or gpio:
+        raise BoardError("--uf2 and --gpio are for --kind pico")
     flash = Path(flash_dir) if flash_dir else state_dir / "flash"
     for what, d in (("--flash-dir", flash), ("--state-dir", state_dir)):
         _usable_dir(what, d)
     node_env_ = node_env()  # installs the VM first if it is missing
     find_node()
     cmd = [sys.executable, "-m", "host_tools.vboard", "_serve", "--state-dir", str(state_dir),
-           "--flash-dir", str(flash.resolve())]
+           "--flash-dir", str(flash.resolve()), "--kind", kind] + extra
     if heap:
         cmd += ["--heap", str(heap)]
     cmd += ["--switch", "service" if service else "production"]
@@ -190,7 +224,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     proc.wait()
     _clear_state(state_dir)
     tail = (state_dir / "board.log").read_text(errors="replace")[-2000:]
-    raise BoardError(f"virtual board did not come up within {timeout}s; log:\n{tail}")
+    raise BoardError(f"{kind} board did not come up within {timeout}s; log:\n{tail}")
 
 
 def _usable_dir(what: str, d: Path) -> None:
@@ -204,21 +238,56 @@ def _usable_dir(what: str, d: Path) -> None:
         raise BoardError("%s %s is not a usable folder: not readable and writable" % (what, d))
 
 
+def _node_command(kind: str, state_dir: Path, flash_dir: Path, heap: int | None,
+                  pico_args: list[str], switch: str = "service") -> list[str]:
+    if kind == "pico":
+        from host_tools.pico import BOARD_MJS
+        return [find_node(), str(BOARD_MJS), "--flash", str(flash_dir / "flash.bin"),
+                "--ctl", str(state_dir / "ctl.sock")] + pico_args
+    cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
+           "--ready-file", str(state_dir / "bridge.ready")]
+    if heap:
+        cmd += ["--heap", str(heap)]
+    return cmd
+
+
+def _wait_ready(kind: str, node, state_dir: Path) -> bool:
+    """The virtual board: its bridge writes bridge.ready once boot.py/main.py ran (in
+    service mode its REPL banner ends in READY). The Pico: its control socket says the USB
+    serial has enumerated (the banner went out before anyone listened). What boot printed
+    is not passed on, as a host connecting later never sees it."""
+    deadline = time.monotonic() + START_TIMEOUT
+    banner = b""
+    ready = state_dir / "bridge.ready"
+    while time.monotonic() < deadline and node.poll() is None:
+        if kind == "pico":
+            from host_tools.pico import Control
+            with contextlib.suppress(OSError, ValueError):
+                if Control(state_dir / "ctl.sock", timeout=2)("cycles")["boot_ready_ns"]:
+                    return True
+            time.sleep(0.05)
+            continue
+        if ready.exists() and (banner.endswith(READY) or
+                               ready.read_text().strip() == "production"):
+            return True
+        if select.select([node.stdout], [], [], 0.2)[0]:
+            banner += os.read(node.stdout.fileno(), 4096)
+    print(f"board did not start; got {banner[-200:]!r}", file=sys.stderr)
+    return False
+
+
 def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int | None,
-           switch: str = "service") -> int:
-    """Daemon body: pty <-> node bridge relay, until node exits or we are told to stop."""
+           switch: str = "service", kind: str = "virtual",
+           pico_args: list[str] | None = None) -> int:
+    """Daemon body: pty <-> node relay, until node exits or we are told to stop."""
     master, slave = os.openpty()
     # Raw: no echo, no CR/LF translation, no signals from ^C: the bytes are the protocol.
     # We keep our own slave fd open for good, so the master never gets EIO between clients.
     tty.setraw(slave)
     pty_path = os.ttyname(slave)
-    ready = state_dir / "bridge.ready"
     with contextlib.suppress(FileNotFoundError):
-        ready.unlink()
-    cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
-           "--ready-file", str(ready)]
-    if heap:
-        cmd += ["--heap", str(heap)]
+        (state_dir / "bridge.ready").unlink()
+    cmd = _node_command(kind, state_dir, flash_dir, heap, pico_args or [], switch)
     node = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     stopping = False
 
@@ -228,20 +297,11 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGINT, on_term)
 
-    # Wait until the bridge says it is up (after boot.py/main.py; in service mode its REPL
-    # banner ends in READY) before publishing the port: a client never sees a half-up
-    # board. What boot printed is not passed on, as a host connecting later never sees it.
-    banner = b""
-    deadline = time.monotonic() + START_TIMEOUT
-    while not (ready.exists() and (banner.endswith(READY) or
-                                   ready.read_text().strip() == "production")):
-        if time.monotonic() > deadline or node.poll() is not None:
-            print(f"bridge did not start; got {banner!r}", file=sys.stderr)
-            node.kill()
-            return 1
-        if select.select([node.stdout], [], [], 0.2)[0]:
-            banner += os.read(node.stdout.fileno(), 4096)
-    print(f"virtual board up: pty {pty_path}, flash {flash_dir}, node pid {node.pid}",
+    # Wait until it is up before publishing the port: a client must never see a half-up board.
+    if not _wait_ready(kind, node, state_dir):
+        node.kill()
+        return 1
+    print(f"{kind} board up: pty {pty_path}, flash {flash_dir}, node pid {node.pid}",
           file=sys.stderr, flush=True)
 
     link = state_dir / "tty"
@@ -252,7 +312,9 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     os.replace(tmp, link)
     (state_dir / "pid").write_text(f"{os.getpid()}\n")
     st = {"pid": os.getpid(), "node_pid": node.pid, "pty": pty_path,
-          "flash_dir": str(flash_dir), "switch": switch}
+          "flash_dir": str(flash_dir), "switch": switch, "kind": kind}
+    if kind == "pico":
+        st["ctl"] = str(state_dir / "ctl.sock")
     (state_dir / "state.json.tmp").write_text(json.dumps(st))
     os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
 
@@ -322,7 +384,7 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
         cur = _read_state(state_dir)
         if cur and cur.get("pid") == os.getpid():
             _clear_state(state_dir)
-        print("virtual board stopped", file=sys.stderr, flush=True)
+        print(f"{kind} board stopped", file=sys.stderr, flush=True)
     return 0
 
 
@@ -331,14 +393,15 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
 # --------------------------------------------------------------------------------------
 @contextlib.contextmanager
 def virtual_board(flash_dir: str | os.PathLike | None = None, heap: int | None = None,
-                  service: bool = True):
+                  service: bool = True, kind: str = "virtual", **kw):
     """A board of its own for the `with` block (own state dir; flash in a temp dir unless
-    flash_dir is given). Yields the status dict: use ["port"] as the serial device."""
-    tmp = tempfile.mkdtemp(prefix="pitboss-vboard-")
+    flash_dir is given). Yields the status dict: use ["port"] as the serial device.
+    kind="pico" (see pico_board) takes start()'s uf2= and gpio= too."""
+    tmp = tempfile.mkdtemp(prefix=f"pitboss-{kind}-")
     state_dir = Path(tmp) / "state"
     try:
         st = start(flash_dir or Path(tmp) / "flash", state_dir=state_dir, heap=heap,
-                   parent_pid=os.getpid(), service=service)
+                   parent_pid=os.getpid(), service=service, kind=kind, **kw)
         try:
             yield st
         finally:
@@ -347,19 +410,33 @@ def virtual_board(flash_dir: str | os.PathLike | None = None, heap: int | None =
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def pico_board(flash_dir: str | os.PathLike | None = None, **kw):
+    """A throw-away emulated Pico for a `with` block (virtual_board(kind="pico"))."""
+    return virtual_board(flash_dir, kind="pico", **kw)
+
+
 def is_virtual(port: str) -> bool:
-    """Is this device path a virtual board's (its state dir's `tty` link)?"""
+    """Is this device path an emulated board's (its state dir's `tty` link), of any kind?"""
     p = Path(port)
     return p.name == "tty" and (p.parent / "state.json").exists()
 
 
+def board_kind(port: str) -> str | None:
+    """'virtual' or 'pico' for an emulated board's port, None for anything else."""
+    if not is_virtual(port):
+        return None
+    st = _read_state(Path(port).parent) or {}
+    return st.get("kind", "virtual")
+
+
 @contextlib.contextmanager
 def resolve_port(port_arg: str | None):
-    """`--port virtual` -> a throw-away virtual board's device path; anything else as is."""
-    if port_arg == "virtual":
+    """`--port virtual` / `--port pico` -> a throw-away board's device path; anything else
+    as is."""
+    if port_arg in THROWAWAY_PORTS:
         # Service mode: a throw-away board is flashed for its one command, and today's
         # host table commands use the raw REPL (issue 11 moves them onto protocol lines).
-        with virtual_board(service=True) as st:
+        with virtual_board(kind=port_arg, service=True) as st:
             yield st["port"]
     else:
         yield port_arg
@@ -368,10 +445,21 @@ def resolve_port(port_arg: str | None):
 # --------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------
+def _gpio_levels(specs) -> dict:
+    out = {}
+    for spec in specs or ():
+        pin, _, level = spec.partition("=")
+        if not pin.isdigit() or level not in ("0", "1"):
+            raise BoardError(f"--gpio {spec!r}: expected PIN=0 or PIN=1")
+        out[int(pin)] = int(level)
+    return out
+
+
 def _cmd_start(a) -> int:
     try:
         st = start(a.flash_dir, state_dir=a.state_dir, heap=a.heap,
-                   service=not a.production)
+                   service=not a.production, kind=a.kind, uf2=a.uf2,
+                   gpio=_gpio_levels(a.gpio))
     except BoardError as e:
         # One line (the log's tail is in STATE/board.log); exit 2 like every CLI error.
         lines = [ln for ln in str(e).splitlines() if ln.strip()]
@@ -382,13 +470,13 @@ def _cmd_start(a) -> int:
 
 
 def _cmd_stop(a) -> int:
-    was = stop(a.state_dir)
+    was = stop(a.state_dir, kind=a.kind)
     print(json.dumps({"stopped": was}))
     return 0
 
 
 def _cmd_status(a) -> int:
-    st = status(a.state_dir)
+    st = status(a.state_dir, kind=a.kind)
     print(json.dumps(st))
     return 0 if st["running"] else 3
 
@@ -396,20 +484,31 @@ def _cmd_status(a) -> int:
 def add_board_commands(subparsers) -> None:
     """Register `board start|stop|status` on an argparse subparsers object.
     Each leaf sets `func(args) -> exit code`."""
-    board = subparsers.add_parser("board", help="the virtual board (MicroPython VM on a pty)")
+    board = subparsers.add_parser("board", help="an emulated board on a pty: the virtual "
+                                  "board (MicroPython VM) or the Pico (rp2040js)")
     sub = board.add_subparsers(dest="board_cmd", required=True)
     common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--kind", choices=KINDS, default="virtual",
+                        help="virtual: the WebAssembly VM; pico: stock MicroPython on an "
+                             "emulated RP2040 (default virtual)")
     common.add_argument("--state-dir", type=Path, default=None,
-                        help="where tty/pid/log live (default .pitboss/virtual or "
-                             "$PITBOSS_STATE/virtual)")
-    p = sub.add_parser("start", parents=[common], help="start the virtual board")
+                        help="where tty/pid/log live (default .pitboss/KIND or "
+                             "$PITBOSS_STATE/KIND)")
+    p = sub.add_parser("start", parents=[common], help="start a board")
     p.add_argument("--flash-dir", default=None,
-                   help="host folder holding the board's files (default STATE/flash)")
-    p.add_argument("--heap", type=int, default=None, help="initial GC heap in bytes")
+                   help="host folder holding the board's files, or the Pico's flash.bin "
+                        "(default STATE/flash)")
+    p.add_argument("--heap", type=int, default=None,
+                   help="virtual only: initial GC heap in bytes")
     p.add_argument("--production", action="store_true",
                    help="power on with the service switch released: the firmware's main "
                         "loop owns the port, no REPL (default: switch held, service mode, "
                         "which today's host table commands need)")
+    p.add_argument("--uf2", default=None,
+                   help="pico only: the MicroPython UF2 (default $PITBOSS_PICO_UF2, then "
+                        "../shared/firmware/" + "RPI_PICO-v1.27.0.uf2)")
+    p.add_argument("--gpio", action="append", metavar="PIN=LEVEL",
+                   help="pico only: hold an input pin at 0 or 1 from power-on (repeatable)")
     p.set_defaults(func=_cmd_start)
     sub.add_parser("stop", parents=[common], help="stop it").set_defaults(func=_cmd_stop)
     sub.add_parser("status", parents=[common],
@@ -426,8 +525,10 @@ def main(argv=None) -> int:
         p.add_argument("--heap", type=int, default=None)
         p.add_argument("--parent-pid", type=int, default=None)
         p.add_argument("--switch", choices=("service", "production"), default="service")
-        a = p.parse_args(argv)
-        return _serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid, a.switch)
+        p.add_argument("--kind", default="virtual")
+        a, pico_args = p.parse_known_args(argv)
+        return _serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid, a.switch, a.kind,
+                      pico_args)
     p = argparse.ArgumentParser(prog="python -m host_tools.vboard")
     sp = p.add_subparsers(dest="cmd", required=True)
     add_board_commands(sp)

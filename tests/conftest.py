@@ -49,6 +49,7 @@ MODULE_TIERS = {
     "test_static_checks": "static",
     "test_games": "host", "test_controller_faults": "host", "test_cli_errors": "host",
     "test_security_board": "board", "test_tables": "host", "test_native": "vm",
+    "test_pico_board": "board",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
@@ -81,3 +82,27 @@ def pytest_collection_modifyitems(config, items):
             raise pytest.UsageError("%s has no test tier: add it to MODULE_TIERS in "
                                     "tests/conftest.py" % mod)
         item.add_marker(tier)
+
+# ---- the emulated Pico's board tier (tests/pico_tier.py) -----------------------------
+# Its jobs start in the background as soon as collection finds a Pico test, so the
+# emulator (a Node process) works while the rest of the suite runs on the other core.
+def pytest_collection_finish(session):
+    jobs = set()
+    for item in session.items:
+        m = item.get_closest_marker("pico")
+        if m is not None:
+            jobs.update(m.args)
+    if jobs:
+        from tests.pico_tier import PicoTier
+        PicoTier.get(jobs)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    mod = sys.modules.get("tests.pico_tier")
+    if mod is not None:
+        mod.PicoTier.shutdown()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "pico: runs on the emulated Raspberry Pi Pico "
+                            "(tests/pico_tier.py)")

@@ -1,0 +1,132 @@
+"""The emulated Raspberry Pi Pico (rp2040js under Node, stock MicroPython): host side.
+
+`host_tools.vboard` runs it as board kind "pico" (`pitboss board start --kind pico`,
+`--port pico`); this package finds and checks its images and talks to its control socket.
+The Node side is board.mjs and its modules in this folder (see DEVELOPERS.md, "Pico board").
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BOARD_MJS = HERE / "board.mjs"
+UF2_NAME = "RPI_PICO-v1.27.0.uf2"
+BOOTROM_NAME = "rp2040-bootrom-B1.bin"
+# The RP2040's B1 mask ROM is one fixed image; anything else is not the chip we emulate.
+BOOTROM_SHA256 = "90b31e108faedfa6bbcfcc33ba05dac61e645108cfbbdc385f8dafc71fde44ae"
+WHERE = ("get MicroPython v1.27.0 for RPI_PICO from https://micropython.org/download/RPI_PICO/ "
+         "and pass it with --uf2 or PITBOSS_PICO_UF2")
+# Pico work is 2.5-5x slower than the chip in wall time and a cold import costs seconds of
+# chip time: host-side raw-REPL waits for the Pico use this instead of mpremote's 10 s.
+TIMEOUT = 900.0
+
+
+class FirmwareError(RuntimeError):
+    pass
+
+
+def _shared_dirs(repo: Path):
+    """<ancestor>/shared/firmware for the repo's parent and up (a worktree sits deeper)."""
+    for parent in repo.parents:
+        yield parent / "shared" / "firmware"
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _listed(path: Path) -> str | None:
+    """The SHA-256 the SHA256SUMS beside `path` gives for it, if any."""
+    sums = path.parent / "SHA256SUMS"
+    try:
+        for line in sums.read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].lstrip("*") == path.name:
+                return parts[0].lower()
+    except OSError:
+        pass
+    return None
+
+
+def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None):
+    """(uf2 path, bootrom path, uf2 sha256): --uf2, then $PITBOSS_PICO_UF2, then
+    ../shared/firmware/. A UF2 listed in a SHA256SUMS beside it must match it; the bootrom
+    must be the B1 image. FirmwareError (one line) when something is missing or wrong."""
+    from host_tools.vm.runner import repo_root
+
+    repo = repo or repo_root()
+    cands = []
+    if uf2:
+        cands.append(Path(uf2))
+    elif os.environ.get("PITBOSS_PICO_UF2"):
+        cands.append(Path(os.environ["PITBOSS_PICO_UF2"]))
+    else:
+        cands += [d / UF2_NAME for d in _shared_dirs(repo)]
+    found = next((p for p in cands if p.is_file()), None)
+    if found is None:
+        raise FirmwareError("no Pico firmware at %s: %s" % (cands[0], WHERE))
+    digest = _sha256(found)
+    want = _listed(found)
+    if want and digest != want:
+        raise FirmwareError("%s: SHA-256 %s does not match its SHA256SUMS (%s); %s"
+                            % (found, digest, want, WHERE))
+    env_rom = os.environ.get("PITBOSS_PICO_BOOTROM")
+    roms = ([Path(env_rom)] if env_rom else []) + [found.parent / BOOTROM_NAME] + \
+        [d / BOOTROM_NAME for d in _shared_dirs(repo)]
+    rom = next((p for p in roms if p.is_file()), None)
+    if rom is None:
+        raise FirmwareError("no RP2040 B1 bootrom (%s) beside %s or in ../shared/firmware; "
+                            "it ships with the rp2040js repository's demo (bootrom.ts)"
+                            % (BOOTROM_NAME, found))
+    if _sha256(rom) != BOOTROM_SHA256:
+        raise FirmwareError("%s is not the RP2040 B1 bootrom (SHA-256 mismatch)" % rom)
+    return found, rom, digest
+
+
+class Control:
+    """The emulator's control socket (board.mjs, control.mjs): one JSON request, one reply."""
+
+    def __init__(self, path: str | os.PathLike, timeout: float = TIMEOUT):
+        self.path = str(path)
+        self.timeout = timeout
+
+    def __call__(self, cmd: str, **req) -> dict:
+        req["cmd"] = cmd
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(self.timeout)
+            s.connect(self.path)
+            s.sendall((json.dumps(req) + "\n").encode())
+            buf = b""
+            while not buf.endswith(b"\n"):
+                got = s.recv(65536)
+                if not got:
+                    raise ConnectionError("the Pico emulator closed its control socket")
+                buf += got
+        reply = json.loads(buf)
+        if "error" in reply:
+            raise ValueError("Pico control %s: %s" % (cmd, reply["error"]))
+        return reply
+
+    # conveniences -----------------------------------------------------------------
+    def cycles(self) -> dict:
+        return self("cycles")
+
+    def shoe(self, data: bytes, uart: int = 1, wait: bool = True) -> dict:
+        """Bytes onto UART`uart`'s RX line at the firmware's baud rate (the shoe)."""
+        return self("uart", id=uart, hex=bytes(data).hex(), wait=wait)
+
+    def display_ram(self) -> bytes:
+        return bytes.fromhex(self("display")["ram"])
+
+
+def control_for(port: str | os.PathLike) -> Control | None:
+    """The control socket of the emulated Pico behind `port` (its state dir's tty), or None."""
+    p = Path(port)
+    sock = p.parent / "ctl.sock"
+    if p.name == "tty" and sock.exists():
+        return Control(sock)
+    return None

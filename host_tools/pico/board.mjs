@@ -1,0 +1,153 @@
+// The emulated Raspberry Pi Pico: stock MicroPython (a UF2) on rp2040js, its USB CDC serial
+// on stdin/stdout, a control socket for the host (power cuts, the shoe's UART bytes, the
+// display and reader models, GPIO levels, cycle counts). host_tools/vboard.py runs it
+// behind a pseudo-terminal (`pitboss board start --kind pico`).
+//
+//   node host_tools/pico/board.mjs --uf2 FILE --bootrom FILE --flash FILE
+//        [--ctl SOCKET] [--gpio N=0|1]... [--no-display] [--no-rfid]
+//
+// The five rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3), and the
+// run loop below (5: an idle chip with no timer armed waits for input instead of spinning).
+import { RP2040, ConsoleLogger, LogLevel } from 'rp2040js';
+import { loadBootrom, loadUF2 } from './image.mjs';
+import { FlashFile } from './flash.mjs';
+import { CDCLink } from './usbcdc.mjs';
+import { UARTLine, fixTxInterrupt } from './uart.mjs';
+import { GPIOLevels } from './gpio.mjs';
+import { SSD1306 } from './ssd1306.mjs';
+import { MFRC522 } from './mfrc522.mjs';
+import { serveControl } from './control.mjs';
+
+const NS_PER_CYCLE = 8; // 125 MHz
+const SLICE = 200000;   // instructions between looks at the host's input
+
+function parseArgs(argv) {
+  const a = { gpio: {}, display: true, rfid: true };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i];
+    const v = () => argv[++i];
+    if (k === '--uf2') a.uf2 = v();
+    else if (k === '--bootrom') a.bootrom = v();
+    else if (k === '--flash') a.flash = v();
+    else if (k === '--ctl') a.ctl = v();
+    else if (k === '--gpio') {
+      const [pin, level] = v().split('=');
+      a.gpio[Number(pin)] = Number(level) ? 1 : 0;
+    } else if (k === '--no-display') a.display = false;
+    else if (k === '--no-rfid') a.rfid = false;
+    else throw new Error(`unknown argument ${k}`);
+  }
+  for (const need of ['uf2', 'bootrom', 'flash']) {
+    if (!a[need]) throw new Error(`--${need} is required`);
+  }
+  return a;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const mcu = new RP2040();
+// "Read from invalid SIO address 0x50/0x58" on every flash write is harmless noise.
+mcu.logger = new ConsoleLogger(LogLevel.Error);
+mcu.loadBootrom(loadBootrom(args.bootrom));
+const core = mcu.core;
+const clock = mcu.clock;
+
+let out = [];           // board -> host bytes, written once per slice
+let running = true;
+let cutAtCycle = -1;
+const stats = { boot_ready_cycles: null, boot_ready_ns: null };
+
+function log(msg) {
+  process.stderr.write(`pico: ${msg}\n`);
+}
+
+function flushOut() {
+  if (out.length) {
+    process.stdout.write(Buffer.concat(out));
+    out = [];
+  }
+}
+
+function powerCut(reason) {
+  running = false;
+  log(`power cut ${reason} (cycle ${core.cycles}, ${clock.nanos} ns)`);
+  flushOut();
+  flash.close();
+  process.exit(0);
+}
+
+const flash = new FlashFile(mcu, args.flash, powerCut);
+// Load the firmware from the UF2 over whatever the file held, as the USB bootloader would.
+loadUF2(args.uf2, mcu.flash);
+flash.writeAll();
+
+const cdc = new CDCLink(mcu, (data) => out.push(Buffer.from(data)), () => {
+  stats.boot_ready_cycles = core.cycles;
+  stats.boot_ready_ns = clock.nanos;
+  log(`usb serial up at cycle ${core.cycles}`);
+  process.stderr.write('PITBOSS-PICO-READY\n');
+});
+
+for (const u of mcu.uart) fixTxInterrupt(u);
+const uarts = [new UARTLine(mcu, mcu.uart[0]), new UARTLine(mcu, mcu.uart[1])];
+const gpio = new GPIOLevels(mcu, args.gpio);
+const display = new SSD1306(mcu.i2c[0], 0x3c, args.display, clock);
+const rfid = new MFRC522(mcu, mcu.spi[0], { cs: 17, rst: 20, present: args.rfid });
+
+mcu.core.PC = 0x10000000;
+mcu.core.registers[13] = 0x20041000; // harmless if the bootrom path resets it
+
+// ---- run loop ---------------------------------------------------------------------------
+let scheduled = false;
+function wake() {
+  if (!scheduled && running) {
+    scheduled = true;
+    setImmediate(run);
+  }
+}
+
+function run() {
+  scheduled = false;
+  let idle = false;
+  for (let i = 0; i < SLICE; i++) {
+    if (core.waiting) {
+      const next = clock.nanosToNextAlarm;
+      if (!clock.nextAlarm) { idle = true; break; }  // fix 5: nothing can happen until input
+      clock.tick(next > 0 ? next : 0);
+      i += 64;
+    } else {
+      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      if (cutAtCycle >= 0 && core.cycles >= cutAtCycle) {
+        powerCut(`at cycle ${cutAtCycle}`);
+        return;
+      }
+    }
+    if (!running) return;
+  }
+  flushOut();
+  if (!idle) wake();
+}
+
+process.stdin.on('data', (chunk) => {
+  cdc.write(chunk);
+  wake();
+});
+process.stdin.on('end', () => {
+  log('host closed stdin: stopping');
+  flushOut();
+  flash.close();
+  process.exit(0);
+});
+process.on('SIGTERM', () => {
+  flushOut();
+  flash.close();
+  process.exit(0);
+});
+
+if (args.ctl) {
+  serveControl(args.ctl, {
+    mcu, core, clock, flash, uarts, gpio, display, rfid, stats, wake,
+    cutAt(cycle) { cutAtCycle = cycle; },
+    cutNow() { powerCut('now (host)'); },
+  });
+}
+wake();

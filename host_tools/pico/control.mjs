@@ -1,0 +1,84 @@
+// The host's control socket: one JSON object per line in, one JSON reply per line out.
+//   {"cmd": "cycles"}                                  -> cycles, ns (emulated), boot figures
+//   {"cmd": "cut", "at_cycle": N} | {"cmd": "cut", "now": true}
+//   {"cmd": "cut", "flash_ops": K, "keep": B}           the (K+1)th flash erase/program from
+//                                                       now is cut after B bytes
+//   {"cmd": "uart", "id": 1, "hex": "...", "wait": true} bytes onto UARTn's RX at its baud;
+//                                                       wait: reply once all are on the line
+//   {"cmd": "uart_tx", "id": 1}                         what the firmware sent (and clears it)
+//   {"cmd": "i2c", "present": false}                    the display (un)plugged
+//   {"cmd": "display"}                                  its state and display RAM
+//   {"cmd": "rfid", "present": b, "deck": [...], "replace": b, "crc_stalls": b, "irq_stalls": b}
+//   {"cmd": "gpio", "pin": N, "value": 0|1|null}        null: back to its pull resistor
+//   {"cmd": "flash"}                                    flash operation counts
+import { createServer } from 'node:net';
+import { unlinkSync } from 'node:fs';
+
+export function serveControl(path, board) {
+  try { unlinkSync(path); } catch { /* not there */ }
+  const handle = (req, reply) => {
+    const { core, clock, flash, uarts, gpio, display, rfid, stats } = board;
+    switch (req.cmd) {
+      case 'cycles':
+        return reply({ cycles: core.cycles, ns: clock.nanos, ...stats });
+      case 'cut':
+        if (req.now) { reply({ ok: true }); return setImmediate(board.cutNow); }
+        if (req.at_cycle !== undefined) { board.cutAt(req.at_cycle); return reply({ ok: true }); }
+        flash.armCut(req.flash_ops || 0, req.keep || 0);
+        board.wake();
+        return reply({ ok: true });
+      case 'uart': {
+        const line = uarts[req.id ?? 1];
+        line.write(Buffer.from(req.hex || '', 'hex'));
+        board.wake();
+        const done = () => reply({ ok: true, sent: line.sent, overruns: line.overruns, ns: clock.nanos });
+        return req.wait ? line.whenDrained(done) : done();
+      }
+      case 'uart_tx': {
+        const line = uarts[req.id ?? 1];
+        return reply({ hex: Buffer.from(line.tx.splice(0)).toString('hex') });
+      }
+      case 'i2c':
+        if (req.present !== undefined) display.present = !!req.present;
+        return reply({ ok: true, present: display.present });
+      case 'display':
+        return reply(display.state());
+      case 'rfid':
+        if (req.present !== undefined) rfid.present = !!req.present;
+        if (req.crc_stalls !== undefined) rfid.crcStalls = !!req.crc_stalls;
+        if (req.irq_stalls !== undefined) rfid.irqStalls = !!req.irq_stalls;
+        if (req.deck) rfid.present_deck(req.deck, !!req.replace);
+        return reply({ ok: true, ...rfid.state() });
+      case 'gpio':
+        if (req.value === null) gpio.release(req.pin);
+        else if (req.value !== undefined) gpio.set(req.pin, req.value);
+        board.wake();
+        return reply({ ok: true, pins: gpio.snapshot() });
+      case 'flash':
+        return reply({ ops: flash.ops, erased: flash.bytesErased, programmed: flash.bytesProgrammed });
+      default:
+        return reply({ error: `unknown command ${JSON.stringify(req.cmd)}` });
+    }
+  };
+  const server = createServer((sock) => {
+    let buf = '';
+    sock.on('data', (d) => {
+      buf += d.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        const reply = (obj) => { if (!sock.destroyed) sock.write(JSON.stringify(obj) + '\n'); };
+        try {
+          handle(JSON.parse(line), reply);
+        } catch (e) {
+          reply({ error: String(e.message || e) });
+        }
+      }
+    });
+    sock.on('error', () => {});
+  });
+  server.listen(path);
+  server.unref();
+  return server;
+}

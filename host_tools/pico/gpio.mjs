@@ -1,0 +1,42 @@
+// GPIO input levels as the outside world drives them. A level the host set (at boot with
+// --gpio N=V, or later over the control socket) holds; any other input pin follows its pull
+// resistor, as a floating-but-pulled pin does on the chip (rp2040js leaves every input
+// low, which would read the Pico's pulled-up buttons as pressed).
+import { GPIOPinState } from 'rp2040js';
+
+export class GPIOLevels {
+  constructor(mcu, levels = {}) {
+    this.mcu = mcu;
+    this.forced = {};
+    for (const [pin, v] of Object.entries(levels)) this.set(Number(pin), v);
+    mcu.gpio.forEach((p, i) => {
+      p.addListener((state) => this._follow(i, state));
+    });
+  }
+
+  set(pin, value) {
+    const p = this.mcu.gpio[pin];
+    if (!p) throw new Error(`no GPIO ${pin}`);
+    this.forced[pin] = value ? 1 : 0;
+    p.setInputValue(!!value);
+  }
+
+  release(pin) {
+    delete this.forced[pin];
+    this._follow(pin, this.mcu.gpio[pin].value);
+  }
+
+  _follow(pin, state) {
+    if (pin in this.forced) return;
+    if (state === GPIOPinState.InputPullUp) this.mcu.gpio[pin].setInputValue(true);
+    else if (state === GPIOPinState.InputPullDown) this.mcu.gpio[pin].setInputValue(false);
+  }
+
+  /** Pin -> {out: level driven by the chip or null, in: input level} for the host. */
+  snapshot() {
+    return this.mcu.gpio.map((p) => ({
+      out: p.outputEnable ? (p.outputValue ? 1 : 0) : null,
+      in: p.inputValue ? 1 : 0,
+    }));
+  }
+}

@@ -1,0 +1,57 @@
+// The USB host side of MicroPython's CDC serial, on top of rp2040js's USBCDC (which does
+// the enumeration). Two of the five fixes live here:
+//  2. rp2040js's host answers every OUT-endpoint read at once, with an empty packet when it
+//     has nothing, so the chip takes a USB interrupt about every 10 us. A real host NAKs
+//     until it has data: the read is held until bytes arrive.
+//  4. Bytes from the host are kept in our own queue and handed over one read (at most the
+//     size the firmware armed) at a time, instead of being pushed into rp2040js's 512-byte
+//     FIFO, which drops what does not fit.
+import { USBCDC } from 'rp2040js';
+
+export class CDCLink {
+  /** onData(Uint8Array): bytes the board sent; onConnect(): the board enumerated. */
+  constructor(mcu, onData, onConnect) {
+    this.usb = mcu.usbCtrl;
+    this.cdc = new USBCDC(this.usb);
+    this.queue = [];        // Uint8Array chunks from the host
+    this.queued = 0;
+    this.pending = 0;       // size of a held read (0: none)
+    this.connected = false;
+    this.cdc.onSerialData = onData;
+    this.cdc.onDeviceConnected = () => {
+      this.connected = true;
+      onConnect();
+      this._feed();
+    };
+    this.usb.onEndpointRead = (endpoint, size) => {
+      if (endpoint !== this.cdc.outEndpoint) return;
+      this.pending = size;
+      this._feed();
+    };
+  }
+
+  /** Host -> board bytes. */
+  write(bytes) {
+    if (!bytes.length) return;
+    this.queue.push(Uint8Array.from(bytes));
+    this.queued += bytes.length;
+    this._feed();
+  }
+
+  _feed() {
+    if (!this.pending || !this.queued || !this.connected) return;
+    const out = new Uint8Array(Math.min(this.pending, this.queued));
+    let n = 0;
+    while (n < out.length) {
+      const head = this.queue[0];
+      const take = Math.min(head.length, out.length - n);
+      out.set(head.subarray(0, take), n);
+      n += take;
+      if (take === head.length) this.queue.shift();
+      else this.queue[0] = head.subarray(take);
+    }
+    this.queued -= n;
+    this.pending = 0;
+    this.usb.endpointReadDone(this.cdc.outEndpoint, out);
+  }
+}

@@ -1,0 +1,144 @@
+"""Issue 10: the board tier on the emulated Raspberry Pi Pico (stock MicroPython 1.27 on
+rp2040js, the shoe on UART1, the SSD1306 on I2C0, the MFRC522 on SPI0).
+
+The work runs in the background from the start of the session (tests/pico_tier.py); each
+test here waits for its job and checks its result. The virtual board (WebAssembly VM) tier
+keeps what it shows faster: 200 seeded rounds per game, 50 power cuts between commands,
+the soak; the Pico shows what only the chip can: its heap, its UART/I2C/SPI drivers, its
+littlefs, power cuts inside flash writes, chip time."""
+import pytest
+
+from host_tools.board_vectors import compare
+from host_tools.screenshot import decode_png, png_from_fb
+from pitboss import profiles
+from pitboss.protocol import rank_reply
+
+@pytest.fixture(scope="module")
+def tier():
+    from tests.pico_tier import PicoTier
+    return PicoTier.get()
+
+
+@pytest.mark.pico("flash")
+def test_flashed_and_verified_on_the_pico(tier):
+    r = tier.result("flash")
+    assert r["copied"] > 20 and r["verified"]
+    assert 0 < r["boot_ready_ns"] < 1e9  # USB serial up within a second of chip time
+
+
+@pytest.mark.pico("vectors")
+def test_every_vector_on_the_pico(tier):
+    r = tier.result("vectors")
+    assert compare(r["host"], r["board"]) == []
+    assert sum(ok for ok, _ in r["board"][0].values()) == \
+        sum(ok for ok, _ in r["host"][0].values()) > 500
+    print("vectors on the Pico: %.1f s chip, %.1f s wall" % (r["chip_s"], r["wall_s"]))
+
+
+@pytest.mark.pico("hands")
+def test_1000_random_hands_per_game_as_on_cpython(tier):
+    r = tier.result("hands")
+    assert sorted(r) == sorted(profiles.GAMES)
+    for game, (hands, got) in r.items():
+        assert len(got) == len(hands) == 1000
+        want = [dict(rank_reply(game, h), ok=True) for h in hands]
+        assert got == want, game
+
+
+def _reference(game, seats, rounds, seed):
+    import tempfile
+
+    from host_tools.auth import KeyStore
+    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    t = LocalTarget(tempfile.mkdtemp(prefix="pitboss-ref-"), durable=False)
+    c = Configurator(t, "ref", KeyStore(tempfile.mkdtemp()))
+    c.provision()
+    assert c.configure(game, seats)["ok"]
+    return list(play_rounds(t, game, seats, rounds, seed))
+
+
+@pytest.mark.pico("rounds")
+def test_rounds_dealt_through_uart1_settle_as_on_cpython(tier):
+    from tests.pico_tier import ROUND_GAMES, ROUNDS
+    r = tier.result("rounds")
+    assert sorted(r) == sorted(ROUND_GAMES)
+    for game, got in r.items():
+        want = _reference(game, got["seats"], ROUNDS, seed=500)
+        assert len(got["settled"]) == ROUNDS
+        for b, c in zip(got["settled"], want):
+            b, c = dict(b), dict(c)
+            b.pop("round"), c.pop("round")
+            assert b == c, game  # every card came over UART1 at 9600 baud
+
+
+@pytest.mark.pico("screen")
+def test_screenshot_is_what_the_i2c_traffic_drew(tier):
+    r = tier.result("screen")
+    assert len(r["ram"]) == 1024 and any(r["ram"])
+    # The emulated SSD1306 decoded the driver's I2C writes into exactly its framebuffer.
+    assert r["ram"] == r["driver"]
+    assert r["state"]["on"] and r["state"]["nacks"] == 0
+    w, h, px = decode_png(png_from_fb(r["ram"], 128, 64, scale=1))
+    assert (w, h) == (128, 64) and any(any(row) for row in px)
+    # Plugged back in, the display works again (after the emulator's one EIO).
+    assert isinstance(r["after"][-1], list) and r["after"][-1][0]["ok"]
+
+
+@pytest.mark.xfail(strict=True, reason="measured on the emulated Pico: with the SSD1306 "
+                   "unplugged (no ACK) every command that redraws raises OSError "
+                   "(ETIMEDOUT) out of Controller.command (display.py _done -> "
+                   "ssd1306.show), so the bench protocol and serve() see an exception "
+                   "instead of a refusal; the virtual board's display never fails")
+@pytest.mark.pico("screen")
+def test_display_unplugged_the_protocol_still_answers(tier):
+    r = tier.result("screen")
+    assert isinstance(r["unplugged"], list), r["unplugged"][-300:]
+    assert r["unplugged"][0]["ok"]
+
+
+@pytest.mark.pico("rfid")
+def test_deck_registered_and_dealt_through_the_mfrc522(tier):
+    r = tier.result("rfid")
+    assert r["register_start"]["registering"] and r["register_start"]["next"] == "2s"
+    reg = r["registered"]
+    assert len(reg) == 52 and all(x["ok"] for x in reg), reg[:3]
+    assert reg[-1]["deck"] == 1 and r["deck"]["shoe"] == "rfid"
+    assert len(r["dealt"]) == r["cards"] and all(x["ok"] for x in r["dealt"])
+    s, w = dict(r["settled"]), dict(r["want"])
+    s.pop("round"), w.pop("round")
+    assert s == w
+    assert r["faults"] == [{"uid": "11223344"}, {"err": "bcc"}, {"err": "crc"},
+                           {"err": "collision"}, {"err": "protocol"},
+                           {"uid": "04a1a2a3a4a5a6"}, {"uid": "04b1b2b3b4b5b6b7b8b9"},
+                           {"err": "protocol"}, {"uid": None}]
+    assert r["absent"] == [{"init": "no_reader"}]
+
+
+@pytest.mark.pico("powercut")
+def test_power_cuts_inside_flash_writes_lose_and_double_nothing(tier):
+    r = tier.result("powercut")
+    assert r["gpio"] == ["1", "0"]  # GP14 follows its pull-up; GP15 held low from boot
+    from tests.pico_tier import CUTS
+    assert [c["cut"] for c in r["cuts"]] == [list(c) for c in CUTS] or \
+        [tuple(c["cut"]) for c in r["cuts"]] == list(CUTS)
+    for c in r["cuts"]:
+        assert c["counted_at_boot"] in (0, 1)
+        if c["counted_at_boot"] == 0:
+            assert c["status_after"] == c["status_before"], c["cut"]
+        s, w = dict(c["settled"]), dict(c["want"])
+        s.pop("round", None), w.pop("round", None)
+        assert s == w, c["cut"]
+        assert c["rounds"] == 1, c["cut"]          # counted once: not lost, not doubled
+        assert len(set(c["recalled_seqs"])) == len(c["recalled_seqs"])
+
+
+@pytest.mark.pico("reboot")
+@pytest.mark.xfail(strict=True, reason="measured on the emulated Pico: after two Pai Gow "
+                   "rounds (6 seats) and one nj-3card round, the power-on journal replay "
+                   "raises MemoryError (allocating 7352 bytes in evaluator._fast5, from "
+                   "paigow.house_way via controller._replay), 86 KB free after the failure: "
+                   "the 246 KB heap does not hold the tables the replay builds")
+def test_power_cycle_after_pai_gow_and_three_card_boots(tier):
+    r = tier.result("reboot")
+    assert "error" not in r, r.get("error", "")[-400:]
+    assert r["status"][0]["ok"]
