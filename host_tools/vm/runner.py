@@ -51,11 +51,13 @@ def find_node() -> str:
 
 
 def ensure_node_modules() -> Path:
-    """Return node_modules, running `npm ci` (from package-lock.json) if the VM is absent."""
+    """Return node_modules, running `npm ci` (from package-lock.json) if the VM or the
+    Pico emulator (rp2040js) is absent."""
     root = repo_root()
     nm = root / "node_modules"
     with _install_lock:
-        if not (nm / PKG / "micropython.mjs").exists():
+        if not (nm / PKG / "micropython.mjs").exists() or \
+                not (nm / "rp2040js" / "package.json").exists():
             npm = shutil.which("npm")
             if not npm:
                 raise VMError("npm not found: needed once to install " + PKG)
