@@ -64,7 +64,10 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
         if cpython:
             from host_tools.bench_cpython import bench_cpython
             res["cpython"] = bench_cpython(quick)
-        if board:
+        if board and port == "pico":   # the emulated Pico: chip-time figures
+            from host_tools import bench_pico
+            res["pico"] = bench_pico.measure(quick)
+        elif board:
             res["board"] = bench_device.bench_board(port, quick, work)
         if native:
             res["native"] = bench_device.bench_native(quick, work, exact=exact)
@@ -78,6 +81,9 @@ def cmd_bench(args):
     res = run(port=args.port, quick=args.quick, native=not args.no_native,
               cpython=not args.board_only, board=not args.cpython_only, exact=args.exact)
     print(render(res))
+    if "pico" in res:
+        from host_tools import bench_pico
+        print(bench_pico.render(res["pico"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(res, f, indent=1, sort_keys=True)
@@ -96,7 +102,8 @@ def add_bench_commands(subparsers):
                               "phevaluator (CPython and MicroPython)")
     b.add_argument("--port", default=None,
                    help="board for the board figures: 'virtual' (default: the "
-                        "MicroPython VM) or a serial device (mpremote)")
+                        "MicroPython VM), 'pico' (the emulated Pico: chip time) or a "
+                        "serial device (mpremote)")
     b.add_argument("--quick", action="store_true", help="tiny run (harness check)")
     b.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     b.add_argument("--plot", metavar="FILE.png", help="bar chart of pitboss vs peers")

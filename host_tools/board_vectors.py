@@ -19,15 +19,29 @@ def vector_files():
     return sorted(glob.glob(os.path.join(VECTOR_DIR, "*.vec")))
 
 
-def cpython_run():
+def _files(games=None):
+    files = vector_files()
+    if games is not None:
+        files = [p for p in files if os.path.basename(p)[:-4] in games]
+    return files
+
+
+def cpython_run(games=None):
+    """Every vector file (only `games`' files if given) through the firmware on CPython."""
     fails = []
-    tally = vectors.run_files(vector_files(), fails.append)
+    tally = vectors.run_files(_files(games), fails.append)
     return tally, [f.replace(VECTOR_DIR + os.sep, "") for f in fails]
 
 
-def board_run(board):
+def board_run(board, games=None):
+    """Copy the vector files (only `games`' if given) to the board and run them there."""
     board.exec("import os\ntry:\n os.mkdir('/vectors')\nexcept OSError:\n pass")
-    for path in vector_files():
+    files = _files(games)
+    if games is not None:
+        # A board's /vectors may hold other games' files from an earlier full run.
+        board.exec("import os\nfor f in os.listdir('/vectors'):\n"
+                   " if f[:-4] not in %r:\n  os.remove('/vectors/' + f)" % (list(games),))
+    for path in files:
         with open(path, "rb") as f:
             board.write_file("/vectors/" + os.path.basename(path), f.read())
     out = board.exec("from pitboss import vectors\nvectors.main('/vectors')")

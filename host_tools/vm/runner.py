@@ -69,7 +69,8 @@ def find_node() -> str:
 
 
 def ensure_node_modules() -> Path:
-    """Return node_modules, running `npm ci` (from package-lock.json) if the VM is absent.
+    """Return node_modules, running `npm ci` (from package-lock.json) if the VM or the
+    Pico emulator (rp2040js) is absent.
     $PITBOSS_NODE_MODULES, if set, names a node_modules to use as it is."""
     env = os.environ.get(NODE_MODULES_ENV)
     if env:
@@ -81,7 +82,8 @@ def ensure_node_modules() -> Path:
     root = node_dir()
     nm = root / "node_modules"
     with _install_lock:
-        if not (nm / PKG / "micropython.mjs").exists():
+        if not (nm / PKG / "micropython.mjs").exists() or \
+                not (nm / "rp2040js" / "package.json").exists():
             if root != repo_root():  # installed: the package's pinned manifest, copied out
                 root.mkdir(parents=True, exist_ok=True)
                 for name in ("package.json", "package-lock.json"):
