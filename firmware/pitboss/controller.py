@@ -114,6 +114,8 @@ class Controller:
                          ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
                          ("export", self.cmd_export),
                          ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
+                         ("meters-reset", self._needs_auth),
+                         ("export-ack", self._needs_auth),
                          ("auth", self.cmd_auth)):
             self.commands[verb] = fn
 
@@ -555,8 +557,9 @@ class Controller:
         return {"active": self.active_tilts(), "log": self.tilt.log()}
 
     def _needs_auth(self, args):
-        raise Refused("auth_required", "configuration and tilt clearing "
-                                     "need an authenticated command: auth COUNTER MAC ...")
+        raise Refused("auth_required", "configuration, tilt clearing, a meters reset "
+                      "and an export acknowledgement need an authenticated command: "
+                      "auth COUNTER MAC ...")
 
     def cmd_auth(self, args):
         ok, reason, cmd = self.auth.check_line("auth " + " ".join(args))
