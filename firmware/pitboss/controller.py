@@ -300,8 +300,8 @@ class Controller:
             self._events.append(ev)
         else:
             self._events = []
-        if self.table.round > self._round_hw:
-            self._round_hw = self.table.round
+        if t is not None and t.round > self._round_hw:
+            self._round_hw = t.round
             self.journal.meta["round"] = self._round_hw  # committed with this event
         if not self._replaying:
             seq = self._append(ev)
@@ -720,7 +720,7 @@ class Controller:
         limit = self.export_limit()
         out = []
         size = 0
-        for seq, kind, payload, crc in self.journal.records(start, crc=True):
+        for seq, kind, payload, crc in self.journal.records_crc(start):
             if seq > limit or len(out) >= n or (out and size + len(payload) > _EXPORT_BYTES):
                 break
             size += len(payload)

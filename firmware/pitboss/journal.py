@@ -523,15 +523,23 @@ class Journal:
             self._remove_oldest()
 
     # -- reading --
-    def records(self, start_seq=0, crc=False):
+    def records(self, start_seq=0):
         """Yield (seq, kind, payload_bytes) in sequence order from start_seq (or the
-        oldest kept record), reading one record at a time; crc=True adds the record's
-        stored CRC-32 (for an export) as a fourth item."""
+        oldest kept record), reading one record at a time."""
         self._ready()
         for seg in list(self._segs):
             if seg.last < start_seq:
                 continue
-            for rec in self._iter_segment(seg, start_seq, crc):
+            for rec in self._iter_segment(seg, start_seq):
+                yield rec[:3]
+
+    def records_crc(self, start_seq=0):
+        """As records(), with each record's stored CRC-32 as a fourth item (an export)."""
+        self._ready()
+        for seg in list(self._segs):
+            if seg.last < start_seq:
+                continue
+            for rec in self._iter_segment(seg, start_seq):
                 yield rec
 
     def replay(self):
@@ -557,6 +565,7 @@ class Journal:
             for rec in self._iter_segment(seg, 0):
                 if match is not None and not match(rec[1], rec[2]):
                     continue
+                rec = rec[:3]
                 if len(ring) < need:
                     ring.append(rec)
                 else:
@@ -565,7 +574,7 @@ class Journal:
             out = ring[pos:] + ring[:pos] + out
         return out
 
-    def _iter_segment(self, seg, start_seq, crc=False):
+    def _iter_segment(self, seg, start_seq):
         path = self._name(seg.number)
         f = self.fs.open(path, "rb")
         try:
@@ -577,12 +586,8 @@ class Journal:
                 if r < 0:  # it was whole at open(): changed under us
                     raise _corrupt("bad_record", path, off)
                 if seq >= start_seq:
-                    p = bytes(memoryview(self._rbuf)[_HDR:r - 4])
-                    if crc:
-                        yield (seq, self._rbuf[1], p,
-                               struct.unpack_from("<I", self._rbuf, r - 4)[0])
-                    else:
-                        yield (seq, self._rbuf[1], p)
+                    yield (seq, self._rbuf[1], bytes(memoryview(self._rbuf)[_HDR:r - 4]),
+                           struct.unpack_from("<I", self._rbuf, r - 4)[0])
                 off += r
                 seq += 1
         finally:
