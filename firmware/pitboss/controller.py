@@ -72,13 +72,17 @@ def _compact(obj):
 
 class Controller:
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
-                 integrity=None, segment_size=65536, keep=4, max_payload=6144):
+                 integrity=None, segment_size=65536, keep=8, max_payload=6144):
         self._rng = rng
         self.display = display
         self._integrity = integrity  # callable() -> list of problems ([] = approved)
         # commit: a record of the last seq written, so a journal cut at a record
         # boundary is found; retain: nothing is deleted before it is exported and
-        # acknowledged, or while recall needs it (journal_full instead).
+        # acknowledged, or while recall needs it (journal_full instead). The budget,
+        # 8 x 64 KB: the last 50 settlements of the largest round (a 7-seat Pai Gow
+        # settlement is ~5 KB) take at most 4 segments, so after an export there is
+        # always a segment to delete; 7 segments of play (~100 Pai Gow rounds) between
+        # exports. The board's filesystem must hold it beside the firmware.
         self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
                                segment_size=segment_size, keep=keep,
                                max_payload=max_payload, commit=True, retain=True)
