@@ -4,6 +4,7 @@ board, each failing on main before (commit d29ab6c). Damage is done to the board
 flash between power cycles (the flash folder the virtual board loads at power-on)."""
 import json
 import os
+import shutil
 import signal
 import struct
 import time
@@ -22,15 +23,16 @@ GAME = "pa-three-card-prime"
 
 
 class Table:
-    """A flashed, provisioned virtual board on a flash folder of its own."""
+    """A flashed, provisioned virtual board on a flash folder of its own (a copy of the
+    module's one flashed folder: flashing once is most of a test's time)."""
 
-    def __init__(self, base):
+    def __init__(self, base, flashed):
         self.base = base
         self.state, self.flash = base / "state", base / "flash"
+        shutil.copytree(flashed, self.flash)
         self.keys_dir = str(base / "keys")
         self.keys = KeyStore(self.keys_dir)
         st = vboard.start(self.flash, state_dir=self.state)
-        flashing.flash(st["port"], progress=None)
         self._connect(st)
         self.conf.provision()
         assert self.conf.configure(GAME, 3)["ok"]
@@ -73,9 +75,20 @@ class Table:
         return [(r["seq"], r["round"]) for r in self.cmd("recall %d" % n)[0]["rounds"]]
 
 
+@pytest.fixture(scope="module")
+def flashed(tmp_path_factory):
+    base = tmp_path_factory.mktemp("flashed")
+    st = vboard.start(base / "flash", state_dir=base / "state")
+    try:
+        flashing.flash(st["port"], progress=None)
+    finally:
+        vboard.stop(base / "state")
+    return base / "flash"
+
+
 @pytest.fixture
-def tb(tmp_path):
-    t = Table(tmp_path)
+def tb(tmp_path, flashed):
+    t = Table(tmp_path, flashed)
     try:
         yield t
     finally:
