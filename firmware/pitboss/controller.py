@@ -382,7 +382,9 @@ class Controller:
             self._unrecorded = {"n": 0, "code": code, "detail": detail[:80], "time": 0,
                                 "jseq": 0}
         try:
-            if self.display is not None:
+            # A code already active is on the display already: a flood of lines that
+            # re-raise it (bad MACs past the threshold) must not redraw it each time.
+            if self.display is not None and new:
                 self.display.alarm(code.replace("_", " "), detail)
         except Exception:
             pass  # a broken display must not hide the tilt from the host
@@ -452,12 +454,13 @@ class Controller:
                 return _err("tilted", "the table is halted by a tilt (%s); an operator "
                             "must clear it" % ", ".join(a["code"]
                                                         for a in self.active_tilts()))
+            seq0 = self.journal.last_seq
             reply = protocol.call(fn, args, self._fault)
             err = reply.get("error")
             if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
                 self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
-            if reply.get("ok"):
-                self._show()
+            if reply.get("ok") and (verb != "newround" or self.journal.last_seq != seq0):
+                self._show()  # (a newround with nothing to close changed nothing)
             return reply
         except Exception as e:
             return self._fault(e)
