@@ -333,6 +333,29 @@ def cmd_recall(args):
     return 0
 
 
+def cmd_export(args):
+    """Every journal record not yet acknowledged, verified into an append-only store,
+    then acknowledged (host_tools.export)."""
+    from host_tools import export as ex
+    try:
+        keys = _key_ready(args)
+    except UsageError as e:
+        return _fail(e)
+    folder = args.store or os.path.join(_state_home(), "export")
+    try:
+        with open_board(args.port) as b:
+            r = ex.export(BoardTarget(b), keys, args.board_id, folder)
+    except (BoardError, KeyStoreError, ex.ExportError, OSError, ValueError) as e:
+        return _fail(e)
+    print(json.dumps(r))
+    return 0
+
+
+def _state_home():
+    # Beside the key store by default: the export belongs to the operator, not the checkout.
+    return os.environ.get("PITBOSS_HOME") or os.path.join(os.path.expanduser("~"), ".pitboss")
+
+
 def cmd_screenshot(args):
     from host_tools.screenshot import save
     try:
@@ -476,6 +499,13 @@ def add_table_commands(sub):
     p.add_argument("n", nargs="?", type=int, default=10)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("export", help="copy the journal records not yet acknowledged to "
+                       "an append-only store, verified, then acknowledge them")
+    board_args(p, key=True)
+    p.add_argument("--store", help="folder of the store (BOARD.jsonl; default "
+                   "~/.pitboss/export)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("screenshot", help="save what the table display shows as a PNG")
     board_args(p)

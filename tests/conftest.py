@@ -50,6 +50,7 @@ MODULE_TIERS = {
     "test_games": "host", "test_controller_faults": "host", "test_cli_errors": "host",
     "test_security_board": "board", "test_tables": "host", "test_native": "vm",
     "test_pico_board": "board",
+    "test_history": "host", "test_history_board": "board",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",

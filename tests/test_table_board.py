@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from host_tools import export as ex
 from host_tools import flash as flashing
 from host_tools import vboard
 from host_tools.auth import KeyStore
@@ -71,7 +72,20 @@ def local(game, seats):
     c = Configurator(t, "ref", KeyStore(tempfile.mkdtemp()))
     c.provision()
     assert c.configure(game, seats)["ok"]
+    t.conf = c
     return t
+
+
+def play_exported(target, conf, game, seats, rounds, seed, chunk=50):
+    """play_many in chunks, exporting (and acknowledging) the journal after each: the
+    journal keeps what was not exported and halts the table (journal_full) rather than
+    delete it, and 200 rounds of a Pai Gow table are more than its budget."""
+    out = []
+    store = tempfile.mkdtemp(prefix="pitboss-export-")
+    for i in range(0, rounds, chunk):
+        out += play_many(target, game, seats, min(chunk, rounds - i), seed + i)
+        ex.export(target, conf.keys, conf.board_id, store)
+    return out
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -92,8 +106,9 @@ def test_200_seeded_rounds_settle_on_the_board_as_on_cpython(vt, game):
     settled there, against the same firmware on CPython: hand by hand, amount by amount."""
     seats = SEATS.get(game, 5)
     assert vt.conf.configure(game, seats)["ok"]
-    on_board = play_many(vt.target, game, seats, SEEDED, seed=7000)
-    on_cpython = play_many(local(game, seats), game, seats, SEEDED, seed=7000)
+    on_board = play_exported(vt.target, vt.conf, game, seats, SEEDED, seed=7000)
+    ref = local(game, seats)
+    on_cpython = play_exported(ref, ref.conf, game, seats, SEEDED, seed=7000)
     assert len(on_board) == len(on_cpython) == SEEDED
     for i, (b, c) in enumerate(zip(on_board, on_cpython)):
         assert b.get("ok") and c.get("ok"), (i, b, c)

@@ -170,6 +170,15 @@ class Auth:
         self.fault = None
         return self
 
+    def restore_counter(self, n):
+        """At boot: the journal saw counter n accepted but the counter record reads
+        lower (its newest copy was damaged and an older generation was read). Save n, so
+        the last accepted line stays a replay. Never lowers the counter."""
+        if type(n) is int and n > self.counter:
+            self._ctr.save("%d" % n)
+            self.counter = n
+        return self.counter
+
     def mac(self):
         """The Mac under the board's key (None without a valid key): for the firmware's
         own checks (the manifest seal, re-keying). Never the key itself."""

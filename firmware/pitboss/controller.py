@@ -12,13 +12,27 @@
 #   hw      {"ev":"hw","seat":3}                 house way asked for (Pai Gow)
 #   decide  {"ev":"decide","seat":3,"play":true}             Three Card Prime, Caribbean
 #   settle  {"ev":"settle","game":G,"round":N,"lines":[[type,wagered,paid]..],"result":{..}}
+# and log records that replay reads but that move no round:
+#   tilt    {"ev":"tilt","code":C}              a tilt raised (also in the A/B record)
+#   tilt_clear {"ev":"tilt_clear","codes":[..],"op":OP}
+#   auth_ok {"ev":"auth_ok","ctr":N}             an authenticated line accepted
+#   auth_refused {"ev":"auth_refused","n":K,"total":T,"reasons":{..},"cmd":..}
+#                                                refused auth lines, in aggregate
+#   meters_reset {"ev":"meters_reset","op":OP,"reason":R,"kept":[..],"seq":S}
+# Tilts and the auth counter are kept twice, in their A/B records and in the journal
+# (each snapshot carries the active tilts and the counter): at boot the two are merged,
+# so a damaged newest A/B copy can neither drop a tilt nor roll the counter back.
 # An event is applied to the table first (which checks everything and changes nothing
 # when it refuses), then appended to the journal, then answered. A power cut before the
 # append loses an event nobody was told about; after it, replay at boot re-applies it:
 # either way the table is in the old or the new state, never between.
 #
 # Each journal segment starts with a snapshot (configuration, round number and the events
-# of the round in play), so replay never needs a rotated-out segment. At boot the newest
+# of the round in play), so replay never needs a rotated-out segment. The events of a
+# round are bounded: a seat's repeated wager or decision replaces its earlier one (the
+# table replaces it too), so a round holds at most one wager and one decision per seat,
+# one deal and the deck's cards, whatever is sent (issue 12: ~1,045 repeated wagers once
+# made a 41 KB snapshot, over the record limit, and bricked the table). At boot the newest
 # snapshot and the records after it are re-applied with journalling off; a settlement is
 # recomputed and must equal the journalled one, or the table tilts.
 #
@@ -32,13 +46,16 @@ from pitboss import protocol
 from pitboss.auth import Auth
 from pitboss.cards import name, parse
 from pitboss.errors import Refused
-from pitboss.journal import KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError
+from pitboss.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
+                             JournalFull)
 from pitboss.meters import Meters, MetersCorrupt, lines_from_result
-from pitboss.table import SETTLED, Table
+from pitboss.table import CONFIGURED, SETTLED, Table
 from pitboss.tilt import CODES as TILT_CODES
 from pitboss.tilt import Tilt, check_operator
 
-RECALL_MAX = 50
+RECALL_MAX = 50  # and the journal never deletes a segment holding one of the last 50
+EXPORT_MAX = 50  # records per export reply
+_EXPORT_BYTES = 4096  # payload bytes per export reply (one raw-REPL answer)
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Shoe alarms that mean a card may be missing or wrong (pitboss.shoe event codes):
@@ -55,19 +72,36 @@ def _compact(obj):
 
 class Controller:
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
-                 integrity=None, segment_size=65536, keep=4, max_payload=6144):
+                 integrity=None, segment_size=65536, keep=8, max_payload=6144):
         self._rng = rng
         self.display = display
         self._integrity = integrity  # callable() -> list of problems ([] = approved)
+        # commit: a record of the last seq written, so a journal cut at a record
+        # boundary is found; retain: nothing is deleted before it is exported and
+        # acknowledged, or while recall needs it (journal_full instead). The budget,
+        # 8 x 64 KB: the last 50 settlements of the largest round (a 7-seat Pai Gow
+        # settlement is ~5 KB) take at most 4 segments, so after an export there is
+        # always a segment to delete; 7 segments of play (~100 Pai Gow rounds) between
+        # exports. The board's filesystem must hold it beside the firmware.
         self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
                                segment_size=segment_size, keep=keep,
-                               max_payload=max_payload)
+                               max_payload=max_payload, commit=True, retain=True)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
         self._replaying = False
+        self._round_hw = 0  # the highest round number this board has used
+        self._settle_seqs = []  # seqs of the last RECALL_MAX settlements (recall's hold)
+        self._jtilts = []  # active tilts as the journal tells them (replay)
+        self._jctr = 0  # the highest auth counter the journal has seen accepted
+        self._refused = {}  # refused auth lines not journalled yet: reason -> count
+        self._refused_n = 0
+        self._refused_cmd = ""
+        self._refused_total = 0  # refused auth lines ever counted (snapshot, journal)
+        self._hidden_from = 0  # seq of the round's first card: export stops before it
+        self._meters_bad = None  # the MetersCorrupt reason until meters-reset
         # A tilt the tilt store itself failed to take (raise_tilt): still halts the table
         # for this power cycle.
         self._unrecorded = None
@@ -82,7 +116,10 @@ class Controller:
                          ("decide", self.cmd_decide), ("settle", self.cmd_settle),
                          ("newround", self.cmd_newround), ("recall", self.cmd_recall),
                          ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
+                         ("export", self.cmd_export),
                          ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
+                         ("meters-reset", self._needs_auth),
+                         ("export-ack", self._needs_auth),
                          ("auth", self.cmd_auth)):
             self.commands[verb] = fn
 
@@ -112,9 +149,38 @@ class Controller:
             if self.journal.state == "open":
                 rep["meters_recovered"] = self.meters.recover(self.journal)
         except MetersCorrupt as e:
+            self._meters_bad = e.reason
             self.raise_tilt("meters_corrupt", e.reason)
+        if self.journal.state == "open":
+            self._reconcile()
         self._show()
         return rep
+
+    def _reconcile(self):
+        """After replay: merge what the journal says with the A/B records. A tilt either
+        one has active is active (a damaged newest tilt copy reads as an older
+        generation, which may predate the raise); the counter is the higher of the two
+        (an older counter copy would accept the last line again)."""
+        m = self.journal.meta.get("round")
+        if type(m) is int and m > self._round_hw:
+            self._round_hw = m
+        active = [a["code"] for a in self.tilt.active()]
+        for code in self._jtilts:
+            if code not in active and code in TILT_CODES:
+                self.raise_tilt(code, "restored from the journal (the tilt record had "
+                                "lost it)")
+        for code in active:
+            if code not in self._jtilts:
+                self._log_event({"ev": "tilt", "code": code})
+        if self._jctr > self.auth.counter and self.auth.fault is None:
+            try:
+                self.auth.restore_counter(self._jctr)
+            except OSError:
+                self.raise_tilt("storage_error", "auth counter could not be restored")
+        self._settle_seqs = [r[0] for r in self.journal.last(RECALL_MAX, _is_settle)]
+        self._hold()
+        if self.journal.full:
+            self.raise_tilt("journal_full", "export and acknowledge the journal")
 
     def _replay(self):
         n = 0
@@ -122,13 +188,23 @@ class Controller:
         try:
             for seq, kind, payload in self.journal.replay():
                 obj = json.loads(payload)
+                ev = obj.get("ev")
                 if kind == KIND_SNAPSHOT:
-                    self._restore(obj)
-                elif obj.get("ev") in _ROUND_EVENTS or (
-                        self.table is not None and obj.get("ev") in self.table.decisions()):
-                    self._apply(obj)
+                    self._restore(obj, seq)
+                elif ev in _ROUND_EVENTS or (
+                        self.table is not None and ev in self.table.decisions()):
+                    self._apply(obj, seq)
+                elif ev == "tilt":
+                    if obj["code"] not in self._jtilts:
+                        self._jtilts.append(obj["code"])
+                elif ev == "tilt_clear":
+                    self._jtilts = [c for c in self._jtilts if c not in obj["codes"]]
+                elif ev == "auth_ok":
+                    self._jctr = max(self._jctr, obj["ctr"])
+                elif ev == "auth_refused":
+                    self._refused_total = max(self._refused_total, obj.get("total", 0))
                 else:
-                    continue  # a log entry (auth_refused): no state in it
+                    continue  # a log entry (meters_reset): no state in it
                 n += 1
         finally:
             self._replaying = False
@@ -136,26 +212,45 @@ class Controller:
 
     def _snapshot(self, seq):
         # Meters must never fall behind the oldest segment the journal keeps.
-        self.meters.checkpoint(seq - 1)
-        if self.table is None:
-            return _compact({"ev": "snap", "cfg": None})
-        return _compact({"ev": "snap", "cfg": self.table.config(),
-                         "round": self.table.round, "events": self._events})
+        if self._meters_bad is None:
+            # (Damaged meters are never written over: meters-reset keeps them.)
+            self.meters.checkpoint(seq - 1)
+        # The table's state and what the journal must carry across segments: the active
+        # tilts, the auth counter, the highest round number, the refusal count.
+        snap = {"ev": "snap", "cfg": None, "tilts": [a["code"] for a in self.active_tilts()],
+                "ctr": self.auth.counter, "rhw": self._round_hw,
+                "refused": self._refused_total}
+        if self.table is not None:
+            snap["cfg"] = self.table.config()
+            snap["round"] = self.table.round
+            snap["settled"] = self.table.phase == SETTLED
+            snap["events"] = self._events
+        return _compact(snap)
 
-    def _restore(self, snap):
+    def _restore(self, snap, seq=0):
         self.table = None
         self._events = []
+        self._hidden_from = 0
+        self._jtilts = list(snap.get("tilts", ()))
+        self._jctr = max(self._jctr, snap.get("ctr", 0))
+        self._round_hw = max(self._round_hw, snap.get("rhw", 0), snap.get("round", 0))
+        self._refused_total = max(self._refused_total, snap.get("refused", 0))
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
         self.table.round = snap["round"]
+        if snap.get("settled"):
+            # A settled round stays settled: the next wager opens round + 1, never this
+            # number again (its settlement is in an earlier segment).
+            self.table.phase = SETTLED
         for ev in snap["events"]:
-            self._apply(ev)
+            self._apply(ev, seq)
 
     # ---- events ----------------------------------------------------------------------
-    def _apply(self, ev):
+    def _apply(self, ev, seq=0):
         """Apply one event to the table (raises Refused, changing nothing, if the
-        table refuses it); journal it unless replaying. Returns the table's answer."""
+        table refuses it); journal it unless replaying (then `seq` is its journal seq).
+        Returns the table's answer."""
         kind = ev["ev"]
         if not self._replaying:
             # Any new segment starts now, its snapshot the state before this event.
@@ -166,8 +261,9 @@ class Controller:
                 raise Refused("wrong_phase", "finish or void the round (newround) "
                               "before changing the configuration")
             t = Table(ev["cfg"], rng=self._rng)
-            if self.table is not None:
-                t.round = self.table.round
+            # Round numbers are unique and increasing for the life of the board: a new
+            # configuration goes on after the highest number ever used.
+            t.round = max(self._round_hw, self.table.round if self.table else 0) + 1
             out = t.config()
             self.table = t
             self._events = []
@@ -199,21 +295,47 @@ class Controller:
             # A seat's decision; the table refuses one its game does not take.
             out = t.choose(ev["seat"], kind, ev)
         if kind not in ("config", "new", "settle"):
+            if kind != "deal" and kind != "card":
+                # A seat's wager or decision replaces its earlier one (the table replaced
+                # it too): the round's event list stays bounded.
+                self._events = [e for e in self._events
+                                if e["ev"] in ("deal", "card") or e.get("seat") != ev["seat"]
+                                or (kind == "wager") != (e["ev"] == "wager")]
             self._events.append(ev)
-        elif kind == "settle":
+        else:
             self._events = []
+        if t is not None and t.round > self._round_hw:
+            self._round_hw = t.round
+            self.journal.meta["round"] = self._round_hw  # committed with this event
         if not self._replaying:
             seq = self._append(ev)
-            if kind == "settle":
-                self.meters.apply(seq, ev["game"], ev["lines"])
+        if kind == "card":
+            if not self._hidden_from:
+                self._hidden_from = seq
+        elif kind in ("config", "new", "settle"):
+            self._hidden_from = 0
+        if kind == "settle" and not self._replaying:
+            self._settle_seqs = (self._settle_seqs + [seq])[-RECALL_MAX:]
+            self._hold()
+            self.meters.apply(seq, ev["game"], ev["lines"])
         return out
+
+    def _hold(self):
+        # The journal keeps every segment from the oldest of the last RECALL_MAX
+        # settlements on, whatever else is sent.
+        self.journal.hold_from = self._settle_seqs[0] if self._settle_seqs else 0
 
     def _new_shuffle(self):
         self.on_new_round()
 
     def _reserve(self):
+        self._flush_refusals()
         try:
             self.journal.reserve()
+        except JournalFull as e:
+            self.raise_tilt("journal_full", str(e))
+            raise Refused("journal_full", "the journal is full of records not yet "
+                          "exported: pitboss export, then the table goes on")
         except (OSError, JournalError) as e:
             self.raise_tilt("storage_error", "journal: %s" % e)
             raise Refused("storage_error", "the journal could not be written; the table "
@@ -221,25 +343,48 @@ class Controller:
 
     def _append(self, ev):
         try:
-            return self.journal.append(_compact(ev))
+            seq = self.journal.append(_compact(ev))
+        except JournalFull as e:
+            self.raise_tilt("journal_full", str(e))
+            raise Refused("journal_full", "the journal is full of records not yet "
+                          "exported: pitboss export, then the table goes on")
         except (OSError, JournalError) as e:
             # The table is ahead of flash now: halt; a reboot replays what is durable.
             self.raise_tilt("storage_error", "journal append: %s" % e)
             raise Refused("storage_error", "the journal could not be written; the table "
                           "is halted")
+        if self.journal.full:
+            self.raise_tilt("journal_full", "the last free segment is in use: export "
+                            "and acknowledge")
+        return seq
+
+    def _log_event(self, obj):
+        """Journal a log record (no round state). Never raises: the A/B records still
+        hold what it says, and a broken journal is already a tilt."""
+        if self._replaying or self.journal.state != "open":
+            return 0
+        try:
+            return self.journal.append(_compact(obj))
+        except (OSError, JournalError):
+            return 0
 
     def raise_tilt(self, code, detail=""):
         """Halt the table: persisted, logged with the time, shown on the display. Never
         raises: a tilt that cannot be recorded still halts the table in RAM."""
+        new = code not in [a["code"] for a in self.tilt.active()]
         try:
             self.tilt.raise_tilt(code, detail, max(self.journal.last_seq, 0))
+            if new:
+                self._log_event({"ev": "tilt", "code": code})
         except OSError:
             pass  # raise_tilt halts in RAM first; the table stays halted this power cycle
         except Exception:  # the tilt store itself failed: halt here instead
             self._unrecorded = {"n": 0, "code": code, "detail": detail[:80], "time": 0,
                                 "jseq": 0}
         try:
-            if self.display is not None:
+            # A code already active is on the display already: a flood of lines that
+            # re-raise it (bad MACs past the threshold) must not redraw it each time.
+            if self.display is not None and new:
                 self.display.alarm(code.replace("_", " "), detail)
         except Exception:
             pass  # a broken display must not hide the tilt from the host
@@ -309,12 +454,13 @@ class Controller:
                 return _err("tilted", "the table is halted by a tilt (%s); an operator "
                             "must clear it" % ", ".join(a["code"]
                                                         for a in self.active_tilts()))
+            seq0 = self.journal.last_seq
             reply = protocol.call(fn, args, self._fault)
             err = reply.get("error")
             if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
                 self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
-            if reply.get("ok"):
-                self._show()
+            if reply.get("ok") and (verb != "newround" or self.journal.last_seq != seq0):
+                self._show()  # (a newround with nothing to close changed nothing)
             return reply
         except Exception as e:
             return self._fault(e)
@@ -347,6 +493,8 @@ class Controller:
             k, _, v = a.partition("=")
             w[k] = _int(v, k)
         if t.phase == SETTLED:
+            # Checked first: a refused wager must not open the next round.
+            t.check_wager(seat, w)
             self._apply({"ev": "new"})
         return self._apply({"ev": "wager", "seat": seat, "w": w})
 
@@ -391,14 +539,16 @@ class Controller:
         return self._apply({"ev": "settle"})
 
     def cmd_newround(self, args):
-        self._table()
+        t = self._table()
+        if t.phase == CONFIGURED:
+            return t.status()  # nothing to close: nothing changes, nothing journalled
         return self._apply({"ev": "new"})
 
     def cmd_recall(self, args):
         n = _int(args[0], "n") if args else 10
         if not 1 <= n <= RECALL_MAX:
             raise Refused("bad_args", "recall 1..%d rounds" % RECALL_MAX)
-        recs = self.journal.last(n, lambda kind, p: b'"ev":"settle"' in p)
+        recs = self.journal.last(n, _is_settle)
         rounds = []
         for seq, _, payload in recs:
             r = json.loads(payload)
@@ -414,8 +564,9 @@ class Controller:
         return {"active": self.active_tilts(), "log": self.tilt.log()}
 
     def _needs_auth(self, args):
-        raise Refused("auth_required", "configuration and tilt clearing "
-                                     "need an authenticated command: auth COUNTER MAC ...")
+        raise Refused("auth_required", "configuration, tilt clearing, a meters reset "
+                      "and an export acknowledgement need an authenticated command: "
+                      "auth COUNTER MAC ...")
 
     def cmd_auth(self, args):
         ok, reason, cmd = self.auth.check_line("auth " + " ".join(args))
@@ -429,6 +580,8 @@ class Controller:
             self._log_refusal(reason, cmd)
             raise Refused(reason, "authenticated command refused: %s"
                                          % reason)
+        self._flush_refusals()
+        self._log_event({"ev": "auth_ok", "ctr": self.auth.counter})
         words = cmd.split(None, 1)
         verb = words[0].lower() if words else ""
         rest = words[1] if len(words) > 1 else ""
@@ -443,11 +596,16 @@ class Controller:
             return self._apply({"ev": "config", "cfg": cfg})
         if verb == "tilt-clear":
             return self._clear_tilt(rest.split())
+        if verb == "meters-reset":
+            return self._meters_reset(rest.split())
+        if verb == "export-ack":
+            return self._export_ack(rest.split())
         fn = self.auth_commands.get(verb)
         if fn is not None:
             return fn(rest.split())
         raise Refused("bad_args", "authenticated commands: config JSON, "
-                                     "tilt-clear OPERATOR [CODE], %s"
+                                     "tilt-clear OPERATOR [CODE], meters-reset OPERATOR, "
+                                     "export-ack SEQ, %s"
                                      % ", ".join(sorted(self.auth_commands)))
 
     def between_rounds(self):
@@ -455,15 +613,29 @@ class Controller:
         return self.table is None or self.table.phase in ("configured", SETTLED)
 
     def _log_refusal(self, reason, cmd):
-        # Logged in the journal (not a round event: replay skips it) and counted.
-        try:
-            self.journal.append(_compact({"ev": "auth_refused", "reason": reason,
-                                          "cmd": cmd[:40]}))
-        except (OSError, JournalError):
-            pass
+        # Counted, and journalled in aggregate (not one record per line: a flood of bad
+        # lines must not fill the journal): at the 1st, 2nd, 4th, 8th... refusal and
+        # before the next record of any other kind. A power cut loses at most the count
+        # since the last of those.
+        self._refused[reason] = self._refused.get(reason, 0) + 1
+        self._refused_n += 1
+        self._refused_cmd = cmd[:40]
+        self._refused_total += 1
+        n = self._refused_total
+        if n & (n - 1) == 0:
+            self._flush_refusals()
         if self.auth.failures >= _BAD_MAC_TILT:
             self.raise_tilt("bad_mac", "%d refused authenticated commands in a row"
                        % self.auth.failures)
+
+    def _flush_refusals(self):
+        if not self._refused_n or self._replaying or self.journal.state != "open":
+            return
+        rec = {"ev": "auth_refused", "n": self._refused_n, "total": self._refused_total,
+               "reasons": self._refused, "cmd": self._refused_cmd}
+        self._refused = {}
+        self._refused_n = 0
+        self._log_event(rec)
 
     def _clear_tilt(self, args):
         if not args:
@@ -475,6 +647,15 @@ class Controller:
         if len(args) > 1 and args[1] not in TILT_CODES:
             raise Refused("bad_args", "unknown tilt code %r" % args[1])
         codes = [a["code"] for a in self.tilt.active()]
+        one = args[1] if len(args) > 1 else None
+        if "meters_corrupt" in codes and one in (None, "meters_corrupt") and \
+                self._meters_bad is not None:
+            raise Refused("meters_corrupt", "the meters are damaged (%s): an authenticated "
+                          "meters-reset OPERATOR sets them aside and starts new ones; "
+                          "clearing the tilt alone would zero them" % self._meters_bad)
+        if "journal_full" in codes and one in (None, "journal_full") and self.journal.full:
+            raise Refused("journal_full", "the journal is still full: export and "
+                          "acknowledge it first (pitboss export)")
         if "journal_corrupt" in codes and (len(args) < 2 or args[1] == "journal_corrupt"):
             # The damaged journal is set aside (kept for investigation), never replayed;
             # numbering continues after the highest seq ever seen.
@@ -482,12 +663,98 @@ class Controller:
             self._events = []
             self.journal.quarantine(self.meters.seq + 1)
         cleared = self.tilt.clear(args[0], args[1] if len(args) > 1 else None)
+        if cleared:
+            self._log_event({"ev": "tilt_clear", "codes": cleared, "op": args[0]})
         if self._unrecorded is not None and (len(args) < 2
                                              or args[1] == self._unrecorded["code"]):
             cleared.append(self._unrecorded["code"])
             self._unrecorded = None
         self._show()
         return {"cleared": cleared, "active": self.active_tilts()}
+
+    def _meters_reset(self, args):
+        """meters-reset OPERATOR (authenticated): only for damaged meters. The damaged
+        copies are kept beside the record (NAME.SEQ.bad), new meters start at the
+        journal's last seq (every settlement before it is in the kept copies and the
+        journal or its export), the reset is journalled, and meters_corrupt cleared."""
+        if len(args) != 1:
+            raise Refused("bad_args", "usage: meters-reset OPERATOR")
+        try:
+            check_operator(args[0])
+        except ValueError as e:
+            raise Refused("bad_args", str(e))
+        if self._meters_bad is None:
+            raise Refused("wrong_phase", "the meters are not damaged: lifetime meters are "
+                          "never reset")
+        if self.journal.state != "open":
+            raise Refused("journal_corrupt", "clear journal_corrupt first (the reset "
+                          "must be journalled)")
+        seq = self.journal.last_seq
+        kept = self.meters.reset(seq)
+        self._log_event({"ev": "meters_reset", "op": args[0], "reason": self._meters_bad,
+                         "kept": kept, "seq": seq})
+        self._meters_bad = None
+        cleared = self.tilt.clear(args[0], "meters_corrupt")
+        if cleared:
+            self._log_event({"ev": "tilt_clear", "codes": cleared, "op": args[0]})
+        self._show()
+        return {"reset": seq, "kept": kept, "cleared": cleared,
+                "active": self.active_tilts()}
+
+    # ---- export ------------------------------------------------------------------------
+    def export_limit(self):
+        """The last seq an export may send: the round in play's cards stay on the board
+        until it settles (nothing hidden leaves before the game reveals it)."""
+        return self._hidden_from - 1 if self._hidden_from else self.journal.last_seq
+
+    def cmd_export(self, args):
+        """export FROM [N]: up to N records from seq FROM, each with its kind, the CRC-32
+        it has on flash and an HMAC-SHA256 under the board's key over
+        "SEQ KIND CRC " + payload, so the host can prove where each came from."""
+        from binascii import hexlify
+
+        if not 1 <= len(args) <= 2:
+            raise Refused("bad_args", "usage: export FROM [N]")
+        start = _int(args[0], "from")
+        n = _int(args[1], "n") if len(args) > 1 else EXPORT_MAX
+        if start < 1 or not 1 <= n <= EXPORT_MAX:
+            raise Refused("bad_args", "export FROM (>= 1) [N (1..%d)]" % EXPORT_MAX)
+        mac = self.auth.mac()
+        if mac is None:
+            raise Refused("no_key", "export needs the board's key (provision first)")
+        if self.journal.state != "open":
+            raise Refused("journal_corrupt", "the journal is %s" % self.journal.state)
+        limit = self.export_limit()
+        out = []
+        size = 0
+        for seq, kind, payload, crc in self.journal.records_crc(start):
+            if seq > limit or len(out) >= n or (out and size + len(payload) > _EXPORT_BYTES):
+                break
+            size += len(payload)
+            out.append({"seq": seq, "kind": chr(kind), "crc": crc,
+                        "payload": payload.decode(),
+                        "mac": hexlify(mac.digest(export_message(seq, kind, crc, payload)))
+                        .decode()})
+        return {"records": out, "first": self.journal.first_seq, "last": limit,
+                "acked": self.journal.acked}
+
+    def _export_ack(self, args):
+        """export-ack SEQ (authenticated): the host has stored every record up to SEQ.
+        Their segments may then be deleted when space is needed; journal_full clears."""
+        seq = _int(_one(args, "export-ack SEQ"), "seq")
+        if not self.journal.acked <= seq <= self.export_limit():
+            raise Refused("bad_args", "export-ack takes %d..%d, got %d"
+                          % (self.journal.acked, self.export_limit(), seq))
+        self.journal.acknowledge(seq)
+        cleared = []
+        if not self.journal.full and "journal_full" in [a["code"]
+                                                        for a in self.tilt.active()]:
+            cleared = self.tilt.clear("export", "journal_full")
+            if cleared:
+                self._log_event({"ev": "tilt_clear", "codes": cleared, "op": "export"})
+            self._show()
+        return {"acked": seq, "first": self.journal.first_seq, "full": self.journal.full,
+                "cleared": cleared}
 
     # ---- display -----------------------------------------------------------------------
     def _show(self):
@@ -538,6 +805,15 @@ _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
 
 def _nothing():
     pass
+
+
+def _is_settle(kind, payload):
+    return b'"ev":"settle"' in payload
+
+
+def export_message(seq, kind, crc, payload):
+    """What an exported record's MAC covers (the host builds the same bytes)."""
+    return ("%d %d %d " % (seq, kind, crc)).encode() + bytes(payload)
 
 
 def _err(code, message):

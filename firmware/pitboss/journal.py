@@ -36,11 +36,13 @@
 #
 # The filesystem helpers it writes through are pitboss.osfs (OsFS is injectable so tests
 # can cut power at any byte); the A/B records for small state are pitboss.slots.
+import json
 import struct
 from binascii import crc32
 
 from pitboss.compat import const
 from pitboss.osfs import OsFS, as_bytes, makedirs, readfull
+from pitboss.slots import SlotCorrupt, Slots
 
 # ---- record framing -------------------------------------------------------------------
 # header: magic u8, kind u8, seq u32, len u16, hchk u16 (low 16 bits of CRC-32 of the
@@ -70,12 +72,18 @@ class JournalError(Exception):
 
 class JournalCorrupt(JournalError):
     """Damage recovery must not guess about. reason: bad_segment_header, bad_record,
-    sequence_gap, missing_segment, bad_snapshot; where: file and offset."""
+    sequence_gap, missing_segment, bad_snapshot, truncated (fewer records than the commit
+    record says were written), bad_commit; where: file and offset."""
 
     def __init__(self, reason, where=""):
         super().__init__("journal corrupt: %s at %s" % (reason, where))
         self.reason = reason
         self.where = where
+
+
+class JournalFull(JournalError):
+    """A new segment is needed but the oldest one holds records not yet exported and
+    acknowledged (or still needed for recall): nothing is deleted, the append refused."""
 
 
 # ---- the journal -----------------------------------------------------------------------
@@ -95,10 +103,21 @@ class Journal:
     snapshot: callable(seq) -> str/bytes, the table's state as of every record appended
     so far; called when a new segment starts (the first append, and every rotation) and
     written as record `seq` of kind KIND_SNAPSHOT.
+
+    commit=True keeps an A/B record `<path>/commit` (pitboss.slots) saved after every
+    append: the last seq written, the seq acknowledged by an export (acknowledge()) and
+    `meta`, a few small ints of the owner's (the controller's highest round number). At
+    open() a journal that ends before the committed seq was cut (a segment truncated at a
+    record boundary, a segment deleted): JournalCorrupt("truncated").
+
+    retain=True never deletes a segment holding a record after the acknowledged seq or at
+    or after `hold_from` (the owner's: the oldest record recall must still find); a
+    rotation that would have to is refused with JournalFull, and `full` says when the
+    last free segment has been started (time to export).
     """
 
     def __init__(self, path="/journal", snapshot=None, fs=None, segment_size=16384,
-                 keep=4, max_payload=1024):
+                 keep=4, max_payload=1024, commit=False, retain=False):
         if not isinstance(max_payload, int) or not 0 < max_payload <= 0xFFFF:
             raise ValueError("max_payload must be 1..65535")
         if not isinstance(keep, int) or keep < 2:
@@ -120,6 +139,13 @@ class Journal:
         self.next_seq = 1
         self.high_seq = 0  # highest seq seen by open(), even in a corrupt journal
         self._state = "closed"  # closed / open / corrupt / broken
+        self._commit = Slots(self.path + "/commit", self.fs, max_size=256) if commit \
+            else None
+        self.committed = 0  # the last seq the commit record says was written
+        self.acked = 0  # the last seq an export acknowledged
+        self.meta = {}  # the owner's small ints, saved in the commit record
+        self.retain = retain
+        self.hold_from = 0  # with retain: records from here on are never deleted (0: none)
 
     # -- paths --
     def _name(self, number, suffix=_SUFFIX):
@@ -176,17 +202,82 @@ class Journal:
         self._next_number = top + 1
         self.high_seq = 0
         try:
+            self._load_commit()
             self._scan(numbers, report)
+            last = self._segs[-1].last if self._segs else 0
+            if last < self.committed:
+                # Whole records (or segments) are gone that were written and synced: not
+                # something a power cut does. Nothing is guessed.
+                raise JournalCorrupt("truncated", "%s ends at seq %d, %d were written"
+                                     % (self.path, last, self.committed))
         except JournalCorrupt:
             self._state = "corrupt"
             raise
-        while len(self._segs) > self.keep:
+        while len(self._segs) > self.keep and self._deletable(self._segs[0]):
             # A cut after a rotation's new segment was durable but before the oldest went.
             self._remove_oldest()
             report["pruned"] += 1
-        self.next_seq = self._segs[-1].last + 1 if self._segs else self.high_seq + 1
+        self.next_seq = self._segs[-1].last + 1 if self._segs else \
+            max(self.high_seq, self.committed) + 1
         self._state = "open"
         return report
+
+    def _load_commit(self):
+        if self._commit is None:
+            return
+        try:
+            text = self._commit.load()
+            if text is None:
+                c = {"last": 0, "ack": 0, "meta": {}}
+            else:
+                c = json.loads(text)
+            last, ack, meta = c["last"], c["ack"], c["meta"]
+            if type(last) is not int or type(ack) is not int or not 0 <= ack <= last \
+                    or not isinstance(meta, dict):
+                raise ValueError("values")
+        except (SlotCorrupt, ValueError, KeyError, TypeError) as e:
+            raise JournalCorrupt("bad_commit", "%s/commit: %s" % (self.path, e))
+        self.committed = last
+        self.acked = ack
+        self.meta = meta
+
+    def _save_commit(self, last):
+        if self._commit is None:
+            return
+        self._commit.save(json.dumps({"last": last, "ack": self.acked, "meta": self.meta}))
+        self.committed = last
+
+    def _deletable(self, seg):
+        if not self.retain:
+            return True
+        return seg.last <= self.acked and (self.hold_from <= 0 or seg.last < self.hold_from)
+
+    @property
+    def full(self):
+        """With retain: the last segment the flash budget allows has been started and the
+        oldest cannot be deleted yet (export and acknowledge, or the next rotation is
+        refused with JournalFull)."""
+        return self.retain and len(self._segs) >= self.keep and \
+            not self._deletable(self._segs[0])
+
+    def acknowledge(self, seq):
+        """An export has stored every record up to `seq` (<= last_seq; never backwards):
+        saved in the commit record; segments wholly acknowledged may go at the next
+        rotation. Returns the acknowledged seq."""
+        self._ready()
+        if self._commit is None:
+            raise JournalError("acknowledge needs commit=True")
+        if type(seq) is not int or not self.acked <= seq <= self.last_seq:
+            raise ValueError("ack must be %d..%d, got %r" % (self.acked, self.last_seq, seq))
+        if seq != self.acked:
+            old = self.acked
+            self.acked = seq
+            try:
+                self._save_commit(self.last_seq)
+            except OSError:
+                self.acked = old
+                raise
+        return seq
 
     def _scan(self, numbers, report):
         expect = None  # the seq the next segment must start with
@@ -366,14 +457,17 @@ class Journal:
                 fs.fsync(f)
             finally:
                 f.close()
+            seg.size += n
+            seg.last = seq
+            self.next_seq = seq + 1
+            # After the record is synced: a cut between the two leaves the journal one
+            # record ahead of the commit record, which open() accepts.
+            self._save_commit(seq)
         except OSError:
             # What reached flash is unknown: refuse further appends until open() has
             # looked (it keeps a complete record or cuts a torn one).
             self._state = "broken"
             raise
-        seg.size += n
-        seg.last = seq
-        self.next_seq = seq + 1
         return seq
 
     def reserve(self, nbytes=None):
@@ -397,6 +491,10 @@ class Journal:
     def _rotate(self):
         if self.snapshot is None:
             raise JournalError("the journal needs a snapshot callable to start a segment")
+        if len(self._segs) >= self.keep and not self._deletable(self._segs[0]):
+            raise JournalFull("journal full: segment %d holds records after the "
+                              "acknowledged seq %d (export first)"
+                              % (self._segs[0].number, self.acked))
         seq = self.next_seq
         snap = self._check_payload(self.snapshot(seq), "snapshot")
         num = self._segs[-1].number + 1 if self._segs else self._next_number
@@ -413,20 +511,30 @@ class Journal:
             finally:
                 f.close()
             fs.sync_dir(self.path)
+            self._segs.append(_Seg(num, seq, seq, _SEG_HDR + len(rec)))
+            self._next_number = num + 1
+            self.next_seq = seq + 1
+            self._save_commit(seq)
         except OSError:
             self._state = "broken"
             raise
-        self._segs.append(_Seg(num, seq, seq, _SEG_HDR + len(rec)))
-        self._next_number = num + 1
-        self.next_seq = seq + 1
         # Only now, with the snapshot durable, may the oldest segment go.
-        while len(self._segs) > self.keep:
+        while len(self._segs) > self.keep and self._deletable(self._segs[0]):
             self._remove_oldest()
 
     # -- reading --
     def records(self, start_seq=0):
         """Yield (seq, kind, payload_bytes) in sequence order from start_seq (or the
         oldest kept record), reading one record at a time."""
+        self._ready()
+        for seg in list(self._segs):
+            if seg.last < start_seq:
+                continue
+            for rec in self._iter_segment(seg, start_seq):
+                yield rec[:3]
+
+    def records_crc(self, start_seq=0):
+        """As records(), with each record's stored CRC-32 as a fourth item (an export)."""
         self._ready()
         for seg in list(self._segs):
             if seg.last < start_seq:
@@ -457,6 +565,7 @@ class Journal:
             for rec in self._iter_segment(seg, 0):
                 if match is not None and not match(rec[1], rec[2]):
                     continue
+                rec = rec[:3]
                 if len(ring) < need:
                     ring.append(rec)
                 else:
@@ -477,7 +586,8 @@ class Journal:
                 if r < 0:  # it was whole at open(): changed under us
                     raise _corrupt("bad_record", path, off)
                 if seq >= start_seq:
-                    yield (seq, self._rbuf[1], bytes(memoryview(self._rbuf)[_HDR:r - 4]))
+                    yield (seq, self._rbuf[1], bytes(memoryview(self._rbuf)[_HDR:r - 4]),
+                           struct.unpack_from("<I", self._rbuf, r - 4)[0])
                 off += r
                 seq += 1
         finally:
@@ -503,7 +613,9 @@ class Journal:
         fs.sync_dir(self.path)
         self._segs = []
         self._next_number = top + 1
-        self.next_seq = max(self.high_seq + 1, min_seq, 1)
+        self.next_seq = max(self.high_seq + 1, self.committed + 1, min_seq, 1)
+        # What was set aside is no longer this journal's to export or keep.
+        self.acked = self.next_seq - 1
         self._state = "open"
         self._rotate()
         return self.next_seq - 1

@@ -20,6 +20,7 @@
 import json
 
 from pitboss.journal import KIND_RECORD
+from pitboss.osfs import write_file
 from pitboss.slots import SlotCorrupt, Slots
 
 _VERSION = 1
@@ -203,6 +204,36 @@ class Meters:
                 # engine and the meters disagree; stop rather than skip money.
                 raise MetersCorrupt("bad_settlement", "seq %d: %s" % (seq, e))
         return n
+
+    def reset(self, seq):
+        """After damage (an authenticated, journalled meters-reset; docs/journal.md):
+        copy each existing copy to NAME.SEQ.bad (kept for the investigation), then write
+        empty meters that include everything up to journal seq `seq` into both copies.
+        Returns the names kept. A cut part-way leaves the damage readable as before, so
+        the tilt stays and the reset is repeated."""
+        if not _is_int(seq) or seq < 0:
+            raise ValueError("seq must be an int >= 0")
+        fs = self._slots.fs
+        kept = []
+        for p in self._slots.paths:
+            if fs.size(p) < 0:
+                continue
+            f = fs.open(p, "rb")
+            try:
+                blob = f.read()
+            finally:
+                f.close()
+            dot = p.rfind(".")
+            name = "%s.%d%s.bad" % (p[:dot], seq, p[dot:])
+            write_file(fs, name, blob, self._slots.parent)
+            kept.append(name)
+        text = self._text({}, seq)
+        self._slots.gen = 0
+        self._slots.save(text)  # both copies: no damaged generation is read again
+        self._slots.save(text)
+        self._games = {}
+        self.seq = seq
+        return kept
 
     # ---- reading ----
     def games(self):

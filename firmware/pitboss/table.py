@@ -197,6 +197,17 @@ class Table:
         """Place (replace) a seat's wagers for this round: {kind: amount}; {} removes
         the seat from the round."""
         self._phase(CONFIGURED, WAGERS)
+        self.check_wager(seat, wagers)
+        if wagers:
+            self._wagers[seat] = dict(wagers)
+        elif seat in self._wagers:
+            del self._wagers[seat]
+        self.phase = WAGERS if self._wagers else CONFIGURED
+
+    def check_wager(self, seat, wagers):
+        """Everything wager() checks but the phase, changing nothing: the controller asks
+        before it opens the next round for a wager after a settled one, so a refused
+        wager opens nothing."""
         self._seat(seat, occupied=False)
         g = self._c["module"]
         if not isinstance(wagers, dict):
@@ -213,11 +224,6 @@ class Table:
         if wagers and g.MAIN not in wagers:
             raise Refused("bad_wager", "seat %d: the %s wager is required (side wagers "
                           "ride with it)" % (seat, g.MAIN))
-        if wagers:
-            self._wagers[seat] = dict(wagers)
-        elif seat in self._wagers:
-            del self._wagers[seat]
-        self.phase = WAGERS if self._wagers else CONFIGURED
 
     # ---- the deal ------------------------------------------------------------------
     def deal(self, dice=None):

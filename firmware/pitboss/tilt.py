@@ -26,6 +26,7 @@ CODES = (
     "storage_error",  # a flash read or write failed (an OSError inside a command)
     "internal_error",  # a command raised something that is not a refusal: a bug
     "shoe_fault",  # the shoe or card reader failed or sent an impossible card
+    "journal_full",  # the journal's flash budget is used up by records not yet exported
 )
 _VERSION = 1
 _DETAIL_MAX = 80

@@ -1,0 +1,403 @@
+"""Issue 12, History and Export: no flood and no damaged record erases history (on
+CPython, the same firmware the board runs; tests/test_history_board.py repeats the board
+findings on the virtual board). Each test here failed on main before (commit d29ab6c)."""
+import json
+import os
+import struct
+
+import pytest
+
+from host_tools import export as ex
+from host_tools.auth import KeyStore
+from host_tools.table_host import Configurator, LocalTarget, play_rounds
+
+GAME = "pa-three-card-prime"
+
+
+def make(tmp_path, durable=False):
+    t = LocalTarget(str(tmp_path / "flash"), durable=durable)
+    conf = Configurator(t, "h1", KeyStore(str(tmp_path / "keys")))
+    conf.provision()
+    assert conf.configure(GAME, 3)["ok"]
+    return t, conf
+
+
+def reboot(t):
+    return LocalTarget(t.root, durable=False)
+
+
+def status(t):
+    return t.commands(["status"])[0]
+
+
+def recall(t, n=50):
+    return [(r["seq"], r["round"]) for r in t.commands(["recall %d" % n])[0]["rounds"]]
+
+
+def newest_copy(base):
+    """The A/B copy holding the newest generation."""
+    gens = {}
+    for p in (base + ".a", base + ".b"):
+        if os.path.exists(p):
+            with open(p, "rb") as f:
+                gens[p] = struct.unpack_from("<I", f.read(8), 4)[0]
+    return max(gens, key=gens.get)
+
+
+def damage(path):
+    with open(path, "r+b") as f:
+        data = bytearray(f.read())
+        data[len(data) // 2] ^= 0x55
+        f.seek(0)
+        f.write(data)
+
+
+# ---- snapshots and what a round can accumulate ------------------------------------------
+def test_repeated_wagers_keep_the_snapshot_bounded_and_the_table_alive(tmp_path):
+    t, _ = make(tmp_path)
+    ctl = t.app.ctl
+    # Far more than the ~1,045 that once made a 41 KB snapshot, and enough records to
+    # rotate the 64 KB segment while the round is open.
+    replies = t.commands(["wager 1 ante=%d" % (1 + i % 500) for i in range(2600)])
+    assert all(r["ok"] for r in replies), [r for r in replies if not r["ok"]][:1]
+    assert len(ctl.journal.segments) >= 2  # a snapshot was taken mid-round
+    snap = ctl._snapshot(ctl.journal.next_seq)
+    assert len(snap) < 1024, len(snap)
+    more = t.commands(["wager 2 ante=7", "deal", "status"])
+    assert all(r["ok"] for r in more)
+    t2 = reboot(t)
+    assert status(t2)["phase"] == "dealing" and status(t2)["seats"] == [1, 2]
+    assert t2.app.ctl.table.wagers(1) == {"ante": 1 + 2599 % 500}
+
+
+def test_worst_case_snapshot_of_every_game_fits(tmp_path):
+    # One wager of every kind on every seat, every card dealt, every seat decided more
+    # than once: the largest round each game can hold, well under the record limit.
+    from host_tools.table_host import plan_round
+    from pitboss import games
+    sizes = {}
+    for game in games.ids():
+        g = games.module(game)
+        t = LocalTarget(str(tmp_path / game), durable=False)
+        conf = Configurator(t, "s", KeyStore(str(tmp_path / ("k" + game))))
+        conf.provision()
+        assert conf.configure(game, g.MAX_SEATS)["ok"]
+        before, frames, after = plan_round(game, g.MAX_SEATS, 3)
+        t.commands(before * 3)
+        t.round([], frames, [])
+        t.commands(after[:-1] * 3)  # every decision three times, not settled
+        ctl = t.app.ctl
+        sizes[game] = len(ctl._snapshot(ctl.journal.next_seq))
+        assert sizes[game] <= ctl.journal.max_payload // 2, (game, sizes[game])
+    print("largest snapshot per game (bytes):", sizes)
+
+
+# ---- refused commands change nothing ------------------------------------------------------
+def test_refused_wager_after_a_settled_round_opens_nothing(tmp_path):
+    t, _ = make(tmp_path)
+    [r] = play_rounds(t, GAME, 3, 1, seed=1)
+    before, seq = status(t), t.app.ctl.journal.last_seq
+    assert before["phase"] == "settled"
+    reply = t.commands(["wager 9 ante=5"])[0]
+    assert reply["error"]["code"] == "unknown_seat"
+    assert status(t) == before and t.app.ctl.journal.last_seq == seq
+
+
+def test_newround_with_nothing_to_close_changes_nothing(tmp_path):
+    t, _ = make(tmp_path)
+    before, seq = status(t), t.app.ctl.journal.last_seq
+    assert all(r["ok"] for r in t.commands(["newround"] * 50))
+    assert status(t) == before and t.app.ctl.journal.last_seq == seq
+
+
+# ---- the last 50 settlements survive any flood ---------------------------------------------
+@pytest.fixture
+def fifty(tmp_path):
+    t, conf = make(tmp_path)
+    rounds = list(play_rounds(t, GAME, 3, 52, seed=100))
+    assert all(r["ok"] for r in rounds)
+    return t, conf, recall(t)
+
+
+def test_12000_newround_lines_keep_the_last_50_rounds(fifty):
+    t, _, kept = fifty
+    assert len(kept) == 50
+    seq = t.app.ctl.journal.last_seq
+    t.commands(["newround"] * 12000)
+    assert recall(t) == kept
+    assert t.app.ctl.journal.last_seq <= seq + 1  # the settled round closed, once
+
+
+def test_3000_bad_auth_lines_keep_the_last_50_rounds_and_are_counted(fifty):
+    t, _, kept = fifty
+    seq = t.app.ctl.journal.last_seq
+    t.commands(["auth %d %s config {}" % (5000 + i, "ab" * 32) for i in range(3000)])
+    assert recall(t) == kept
+    # Counted, journalled in aggregate: 1, 2, 4 ... 2048 -> 12 records, not 3,000.
+    logged = [json.loads(p) for s, _, p in t.app.ctl.journal.records(seq + 1)]
+    refused = [e for e in logged if e["ev"] == "auth_refused"]
+    assert len(refused) == 12 and refused[-1]["total"] == 2048
+    assert sum(e["n"] for e in refused) == 2048
+    t.commands(["status"])
+    # The count goes on across a reboot (the snapshot and records carry it).
+    assert reboot(t).app.ctl._refused_total >= 2048
+
+
+def test_void_round_flood_halts_the_table_rather_than_losing_settlements(fifty):
+    t, _, kept = fifty
+    lines = []
+    for i in range(6000):
+        lines += ["wager 1 ante=%d" % (5 + i % 7), "newround"]
+    replies = t.commands(lines)
+    assert recall(t) == kept
+    st = status(t)
+    assert [a["code"] for a in st["tilts"]] == ["journal_full"]
+    assert replies[-1]["error"]["code"] in ("tilted", "journal_full")
+    t2 = reboot(t)
+    assert recall(t2) == kept and [a["code"] for a in status(t2)["tilts"]] == ["journal_full"]
+
+
+# ---- tilts and the counter cannot go back -------------------------------------------------
+def test_damaged_newest_tilt_copy_keeps_the_tilt(tmp_path):
+    t, conf = make(tmp_path)
+    t.commands(["wager 1 ante=5", "deal", "card As", "card As"])  # duplicate: a tilt
+    assert conf.signed("tilt-clear op1")["ok"]  # generation 2: no tilt
+    t.commands(["newround", "wager 1 ante=5", "deal", "card Kd", "card Kd"])
+    assert [a["code"] for a in status(t)["tilts"]] == ["duplicate_card"]  # generation 3
+    damage(newest_copy(t.root + "/state/tilt"))
+    t2 = reboot(t)
+    assert [a["code"] for a in status(t2)["tilts"]] == ["duplicate_card"]
+    assert t2.commands(["card Kd"])[0]["error"]["code"] == "tilted"
+
+
+def test_damaged_newest_counter_copy_does_not_allow_a_replay(tmp_path):
+    t, conf = make(tmp_path)
+    line = conf.keys.sign("h1", 'config {"game":"nj-5card","seats":2}')
+    assert t.commands([line])[0]["ok"]
+    damage(newest_copy(t.root + "/auth/counter"))
+    t2 = reboot(t)
+    assert t2.commands([line])[0]["error"]["code"] == "replay"
+    assert status(t2)["game"] == "nj-5card"
+
+
+def test_cleared_tilt_stays_cleared_when_both_records_agree(tmp_path):
+    t, conf = make(tmp_path)
+    t.commands(["wager 1 ante=5", "deal", "card As", "card As"])
+    assert conf.signed("tilt-clear op1")["ok"]
+    t2 = reboot(t)
+    assert status(t2)["tilts"] == []
+
+
+# ---- meters -------------------------------------------------------------------------------
+def test_meters_corrupt_is_not_cleared_by_tilt_clear_and_reset_keeps_the_copies(tmp_path):
+    t, conf = make(tmp_path)
+    list(play_rounds(t, GAME, 3, 2, seed=5))
+    base = t.root + "/state/meters"
+    before = {p: open(p, "rb").read() for p in (base + ".a", base + ".b")
+              if os.path.exists(p)}
+    for p in before:
+        damage(p)
+    damaged = {p: open(p, "rb").read() for p in before}
+    t2 = reboot(t)
+    assert [a["code"] for a in status(t2)["tilts"]] == ["meters_corrupt"]
+    conf.target = t2
+    r = conf.signed("tilt-clear op1")
+    assert r["error"]["code"] == "meters_corrupt"
+    assert [a["code"] for a in status(t2)["tilts"]] == ["meters_corrupt"]
+    assert {p: open(p, "rb").read() for p in damaged} == damaged  # untouched
+    assert t2.commands(["meters-reset op1"])[0]["error"]["code"] == "auth_required"
+    r = conf.signed("meters-reset op1")
+    assert r["ok"] and r["cleared"] == ["meters_corrupt"], r
+    kept = {open(p, "rb").read() for p in r["kept"]}
+    assert kept == set(damaged.values())
+    logged = [json.loads(p) for _, _, p in t2.app.ctl.journal.last(5)]
+    assert any(e["ev"] == "meters_reset" and e["op"] == "op1" for e in logged)
+    # A healthy meters record is never reset.
+    assert conf.signed("meters-reset op1")["error"]["code"] == "wrong_phase"
+
+
+# ---- truncation and round numbers ---------------------------------------------------------
+def _records(path):
+    """(offset, seq) of each record of a segment."""
+    data = open(path, "rb").read()
+    off, out = 16, []
+    while off < len(data):
+        seq, n = struct.unpack_from("<IH", data, off + 2)
+        out.append((off, seq))
+        off += 14 + n
+    return data, out
+
+
+def test_truncation_at_a_record_boundary_tilts(tmp_path):
+    t, _ = make(tmp_path)
+    t.commands(["wager 1 ante=5", "wager 2 ante=5", "deal", "card 2c", "card 3d"])
+    jdir = t.root + "/journal"
+    seg = sorted(n for n in os.listdir(jdir) if n.endswith(".jnl"))[-1]
+    data, recs = _records(os.path.join(jdir, seg))
+    with open(os.path.join(jdir, seg), "wb") as f:
+        f.write(data[:recs[-2][0]])  # the last two records gone, cut between records
+    t2 = reboot(t)
+    codes = [a["code"] for a in status(t2)["tilts"]]
+    assert codes == ["journal_corrupt"], codes
+    assert "truncated" in status(t2)["tilts"][0]["detail"]
+
+
+def test_round_numbers_go_on_across_configs(tmp_path):
+    t, conf = make(tmp_path)
+    a = list(play_rounds(t, GAME, 3, 2, seed=1))
+    assert conf.configure(GAME, 2)["ok"]
+    b = list(play_rounds(t, GAME, 2, 2, seed=9))
+    numbers = [r["round"] for r in a + b]
+    assert numbers == sorted(set(numbers)), numbers
+
+
+def test_a_cut_after_a_snapshot_does_not_reopen_a_settled_round(tmp_path):
+    t, _ = make(tmp_path)
+    [r] = play_rounds(t, GAME, 3, 1, seed=2)
+    # The next wager starts a segment (its snapshot), and the power fails before the
+    # wager's own record: the newest record is that snapshot.
+    t.app.ctl.journal._rotate()
+    t2 = reboot(t)
+    st = status(t2)
+    assert st["phase"] == "settled" and st["round"] == r["round"]
+    [r2] = play_rounds(t2, GAME, 3, 1, seed=3)
+    assert r2["round"] == r["round"] + 1
+    assert [x[1] for x in recall(t2)] == [r["round"], r["round"] + 1]
+
+
+# ---- export -------------------------------------------------------------------------------
+def test_export_verifies_stores_and_acknowledges(tmp_path):
+    t, conf = make(tmp_path)
+    list(play_rounds(t, GAME, 3, 5, seed=1))
+    store = str(tmp_path / "store")
+    res = ex.export(t, conf.keys, "h1", store)
+    # The acknowledgement is itself journalled (auth_ok), after what it acknowledges.
+    last = t.app.ctl.journal.last_seq - 1
+    assert res["first"] == 1 and res["last"] == last and res["acked"] == last
+    lines = ex.read_store(res["store"])
+    assert [x["seq"] for x in lines] == list(range(1, last + 1))
+    assert t.app.ctl.journal.acked == last
+    # Again: only that acknowledgement's record, nothing duplicated.
+    assert ex.export(t, conf.keys, "h1", store)["exported"] == 1
+    assert [x["seq"] for x in ex.read_store(res["store"])] == list(range(1, last + 2))
+
+
+def test_export_refuses_a_forged_record(tmp_path):
+    t, conf = make(tmp_path)
+    list(play_rounds(t, GAME, 3, 1, seed=1))
+    real = t.commands
+
+    def forged(lines):
+        out = real(lines)
+        if lines[0].startswith("export ") and out[0].get("records"):
+            rec = out[0]["records"][-1]
+            rec["payload"] = rec["payload"].replace("settle", "settle ")
+        return out
+    t.commands = forged
+    with pytest.raises(ex.ExportError, match="CRC"):
+        ex.export(t, conf.keys, "h1", str(tmp_path / "store"))
+    assert t.app.ctl.journal.acked == 0
+
+
+def test_export_interrupted_anywhere_resumes_without_gaps_or_duplicates(tmp_path):
+    t, conf = make(tmp_path)
+    list(play_rounds(t, GAME, 3, 8, seed=1))
+    store = str(tmp_path / "store")
+    path = ex.store_path(store, "h1")
+    # 1: the host dies after two batches are stored, before any acknowledgement.
+    real, calls = t.commands, []
+
+    def dies(lines):
+        calls.append(lines[0])
+        if len(calls) == 3:
+            raise OSError("host crash")
+        return real(lines)
+    t.commands = dies
+    with pytest.raises(OSError):
+        ex.export(t, conf.keys, "h1", store, batch=7)
+    t.commands = real
+    assert t.app.ctl.journal.acked == 0 and len(ex.read_store(path)) == 14
+    # 2: the last line is torn (the host died mid-write).
+    with open(path, "ab") as f:
+        f.write(b'{"seq": 15, "kind"')
+    # 3: play on, then export; the ack's reply is lost.
+    list(play_rounds(t, GAME, 3, 2, seed=50))
+
+    def ack_lost(lines):
+        out = real(lines)
+        if "export-ack" in lines[0]:
+            raise OSError("reply lost")
+        return out
+    t.commands = ack_lost
+    with pytest.raises(OSError):
+        ex.export(t, conf.keys, "h1", store)
+    t.commands = real
+    # 4: a reboot, more rounds, a clean export.
+    t2 = reboot(t)
+    conf.target = t2
+    list(play_rounds(t2, GAME, 3, 1, seed=60))
+    res = ex.export(t2, conf.keys, "h1", store)
+    last = t2.app.ctl.journal.last_seq
+    seqs = [x["seq"] for x in ex.read_store(path)]
+    assert seqs == list(range(1, last))  # all but the final ack's own record
+    assert res["acked"] == last - 1 == t2.app.ctl.journal.acked
+
+
+def test_export_stops_before_the_round_in_play(tmp_path):
+    t, conf = make(tmp_path)
+    list(play_rounds(t, GAME, 3, 1, seed=1))
+    t.commands(["wager 1 ante=5", "deal"])
+    limit = t.app.ctl.journal.last_seq
+    t.commands(["card 2c", "card 3d", "card 4h"])  # the dealer's among them
+    res = ex.export(t, conf.keys, "h1", str(tmp_path / "store"))
+    assert res["last"] == limit
+    assert not any('"card"' in x["payload"] and x["seq"] > limit
+                   for x in ex.read_store(res["store"]))
+
+
+def test_journal_keeps_unacknowledged_segments_and_tilts_journal_full(tmp_path):
+    from pitboss.controller import Controller
+    from host_tools.auth import auth_line
+    from pitboss import auth as fw_auth
+    key = bytes(range(1, 33))
+    root = str(tmp_path / "c")
+    ctl = Controller(root, clock=lambda: 1000, rng=lambda n: 0, segment_size=13000,
+                     keep=3)
+    fw_auth.provision(key, root + "/auth")
+    ctl.boot()
+    n = [0]
+
+    def signed(cmd):
+        n[0] += 1
+        return ctl.command(auth_line(key, n[0], cmd))
+    assert signed('config {"game":"%s","seats":3}' % GAME)["ok"]
+    i = 0
+    while not ctl.halted():
+        i += 1
+        for ln in ("wager 1 ante=%d" % i, "wager 2 ante=5", "newround"):
+            ctl.command(ln)
+        assert i < 2000
+    assert [a["code"] for a in ctl.active_tilts()] == ["journal_full"]
+    assert len(ctl.journal.segments) == 3 and ctl.journal.first_seq == 1  # none deleted
+    assert signed("tilt-clear op1")["error"]["code"] == "journal_full"
+
+    class Direct:
+        def commands(self, lines):
+            return [ctl.command(ln) for ln in lines]
+
+    class Keys:
+        def load_key(self, board):
+            return key
+
+        def sign(self, board, cmd, board_last=0):
+            n[0] += 1
+            return auth_line(key, n[0], cmd)
+    res = ex.export(Direct(), Keys(), "c", str(tmp_path / "store"))
+    # (after it: the ack's auth_ok and the journal_full clear it logged)
+    assert res["acked"] == ctl.journal.last_seq - 2 and ctl.active_tilts() == []
+    assert ctl.command("wager 1 ante=5")["ok"]
+    j = 0
+    while ctl.journal.first_seq == 1:  # play on: acknowledged segments go as new ones start
+        j += 1
+        assert ctl.command("wager 1 ante=%d" % j)["ok"] and j < 1000
+    assert len(ctl.journal.segments) == 3 and not ctl.halted()
