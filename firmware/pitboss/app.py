@@ -60,12 +60,12 @@ class App:
         import sys
 
         if len(args) != 1:
-            raise ProtocolError("bad_args", "usage: verify SEED_HEX (%d..%d bytes)"
+            raise Refused("bad_args", "usage: verify SEED_HEX (%d..%d bytes)"
                                 % (integrity.SEED_MIN, integrity.SEED_MAX))
         try:
             seed = unhexlify(args[0])
         except ValueError:
-            raise ProtocolError("bad_args", "the seed is not hex")
+            raise Refused("bad_args", "the seed is not hex")
         reply = integrity.seeded_answer(seed)  # ValueError (bad length): bad_args
         info, _ = integrity.parse_manifest(integrity.read_manifest() or "")
         mac = self.ctl.auth.mac()
@@ -82,7 +82,7 @@ class App:
         """auth N MAC provision WRAPPED_HEX FINGERPRINT: a new key, from production, for
         whoever holds the current one (pitboss.auth.Auth.rekey)."""
         if len(args) != 2:
-            raise ProtocolError("bad_args", "usage: provision WRAPPED_KEY_HEX FINGERPRINT")
+            raise Refused("bad_args", "usage: provision WRAPPED_KEY_HEX FINGERPRINT")
         a = self.ctl.auth
         return {"provisioned": a.rekey(a.counter, args[0], args[1])}
 
@@ -107,7 +107,7 @@ class App:
                 # The shoe's own I/O failed (a UART or reader error it did not report as
                 # an alarm): a card may be lost, so halt; the main loop goes on.
                 why = "shoe: %s %s" % (type(e).__name__, e)
-                self.ctl.raise_tilt("shoe_fault", why[:80])
+                self.ctl.misdeal("shoe_fault", why[:80])
                 out.append({"ok": False, "error": {"code": "shoe_fault",
                                                    "message": "the shoe failed: %s" % (e,)}})
                 return out

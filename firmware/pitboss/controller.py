@@ -12,6 +12,10 @@
 #   hw      {"ev":"hw","seat":3}                 house way asked for (Pai Gow)
 #   decide  {"ev":"decide","seat":3,"play":true}             Three Card Prime, Caribbean
 #   settle  {"ev":"settle","game":G,"round":N,"lines":[[type,wagered,paid]..],"result":{..}}
+#   lost    {"ev":"lost","why":CODE}             a misdeal: this round lost or misplaced a
+#                                                card and can never be settled
+#   void    {"ev":"void","game":G,"round":N,"why":CODE,"result":{..}}   a lost round
+#                                                voided at tilt-clear, its wagers returned
 # An event is applied to the table first (which checks everything and changes nothing
 # when it refuses), then appended to the journal, then answered. A power cut before the
 # append loses an event nobody was told about; after it, replay at boot re-applies it:
@@ -30,7 +34,7 @@ import json
 
 from pitboss import protocol
 from pitboss.auth import Auth
-from pitboss.cards import name, parse
+from pitboss.cards import parse
 from pitboss.errors import Refused
 from pitboss.journal import KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError
 from pitboss.meters import Meters, MetersCorrupt, lines_from_result
@@ -41,10 +45,21 @@ from pitboss.tilt import Tilt, check_operator
 RECALL_MAX = 50
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
-# Shoe alarms that mean a card may be missing or wrong (pitboss.shoe event codes):
-# dropped, bad card, conflict, duplicate, unknown tag, wrong deck, collision.
-_SHOE_TILTS = {5: "shoe_fault", 4: "shoe_fault", 7: "shoe_fault", 10: "duplicate_card",
-               11: "unknown_rfid_tag", 12: "unknown_rfid_tag", 13: "shoe_fault"}
+# Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
+# event code, means a card may be missing or wrong: each tilts with its own code and
+# marks the round in play lost. Notices (garbage between frames, a retransmission) do
+# not; a restart of the shoe's count (9) does only in the middle of a deal.
+_SHOE_TILTS = {2: "shoe_bad_frame", 3: "shoe_bad_frame", 4: "shoe_bad_card",
+               5: "shoe_gap", 7: "shoe_conflict", 8: "shoe_stale", 9: "shoe_restart",
+               10: "duplicate_card", 11: "unknown_rfid_tag", 12: "rfid_wrong_deck",
+               13: "rfid_collision", 14: "rfid_read_error", 15: "rfid_reader_fault"}
+# A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
+# by the table's refusal code (anything else: shoe_fault).
+_SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
+                  "wrong_phase": "card_before_deal", "not_configured": "card_before_deal",
+                  "duplicate_card": "duplicate_card", "unknown_card": "shoe_bad_card"}
+# Shoe alarms whose info is a card: the tilt detail leaves it out (it may be face down).
+_CARD_INFO = (7, 8, 10)
 # Refusal codes from the table that halt play rather than just refuse the input.
 _CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
 
@@ -67,6 +82,7 @@ class Controller:
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
+        self._lost = None  # the misdeal code once the round in play has lost a card
         self._replaying = False
         # A tilt the tilt store itself failed to take (raise_tilt): still halts the table
         # for this power cycle.
@@ -113,6 +129,11 @@ class Controller:
                 rep["meters_recovered"] = self.meters.recover(self.journal)
         except MetersCorrupt as e:
             self.raise_tilt("meters_corrupt", e.reason)
+        if self._lost and not self.halted():
+            # The round lost a card but its tilt did not reach flash: halt again, so the
+            # round can only be voided, never settled.
+            self.raise_tilt(self._lost if self._lost in TILT_CODES else "shoe_fault",
+                            "round %d lost a card (%s)" % (self.table.round, self._lost))
         self._show()
         return rep
 
@@ -145,6 +166,7 @@ class Controller:
     def _restore(self, snap):
         self.table = None
         self._events = []
+        self._lost = None
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
@@ -171,14 +193,24 @@ class Controller:
             out = t.config()
             self.table = t
             self._events = []
+            self._lost = None
             self._new_shuffle()
         elif t is None:
             raise Refused("not_configured", "the table has no configuration yet")
         elif kind == "new":
+            if self._lost:
+                raise Refused("tilted", "round %d lost a card (%s): tilt-clear voids it"
+                              % (t.round, self._lost))
             t.new_round()
             self._events = []
             self._new_shuffle()
             out = t.status()
+        elif kind == "lost":
+            out = {"lost": ev["why"]}
+            self._lost = ev["why"]
+        elif kind == "void":
+            out = self._void(t, ev)
+            ev = out
         elif kind == "wager":
             out = t.wager(ev["seat"], ev["w"]) or t.status()
         elif kind == "deal":
@@ -187,6 +219,9 @@ class Controller:
         elif kind == "card":
             out = t.card_in(ev["c"])
         elif kind == "settle":
+            if self._lost:
+                raise Refused("tilted", "round %d lost a card (%s): it can only be voided"
+                              % (t.round, self._lost))
             out = t.settle()
             lines = [list(x) for x in lines_from_result(out)]
             if self._replaying:
@@ -198,9 +233,9 @@ class Controller:
         else:
             # A seat's decision; the table refuses one its game does not take.
             out = t.choose(ev["seat"], kind, ev)
-        if kind not in ("config", "new", "settle"):
+        if kind not in ("config", "new", "settle", "void"):
             self._events.append(ev)
-        elif kind == "settle":
+        elif kind in ("settle", "void"):
             self._events = []
         if not self._replaying:
             seq = self._append(ev)
@@ -210,6 +245,45 @@ class Controller:
 
     def _new_shuffle(self):
         self.on_new_round()
+
+    def _void(self, t, ev):
+        """A lost round voided: every wager returned (amount 0), the next round begins.
+        The record keeps the settlement's shape so recall shows it beside the others; it
+        moves no money, so the meters do not count it."""
+        if not self._lost:
+            raise Refused("wrong_phase", "only a round that lost a card is voided")
+        if self._replaying and ev.get("round") != t.round:
+            raise ValueError("void of round %r, the table is at round %d"
+                             % (ev.get("round"), t.round))
+        seats = [{"seat": s, "wagers": dict(t.wagers(s)), "amount": 0}
+                 for s in t.seats_in_play()]
+        rec = {"ev": "void", "game": t.game, "round": t.round, "why": self._lost,
+               "result": {"game": t.game, "round": t.round, "void": self._lost,
+                          "seats": seats, "house_net": 0}}
+        t.new_round()
+        self._lost = None
+        self._new_shuffle()
+        return rec
+
+    def _lose(self, why):
+        """Mark the round in play lost (journalled, so a power cycle keeps it): it will
+        be voided at tilt-clear. Between rounds there is nothing to void."""
+        t = self.table
+        if self._lost or t is None or t.phase in ("configured", SETTLED):
+            return
+        try:
+            self._apply({"ev": "lost", "why": why})
+        except Refused:
+            self._lost = why  # the journal failed (a storage_error tilt): halt in RAM
+
+    def misdeal(self, code, detail=""):
+        """A card the table did not take as dealt: tilt with the misdeal's own code and
+        mark the round lost. Never raises (the shoe's alarm callback calls it)."""
+        try:
+            self.raise_tilt(code, detail)
+            self._lose(code)
+        except Exception as e:
+            self._fault(e)
 
     def _reserve(self):
         try:
@@ -271,17 +345,44 @@ class Controller:
 
     # ---- the shoe ----------------------------------------------------------------------
     def shoe_alarm(self, code, seq, info):
-        """Callback for pitboss.shoe: alarms that can mean a lost or wrong card tilt."""
+        """Callback for pitboss.shoe: every alarm that can mean a lost or wrong card is a
+        misdeal. Never raises."""
         t = _SHOE_TILTS.get(code)
-        if t is not None:
-            from pitboss.shoe import describe
-            self.raise_tilt(t, describe(code, seq, info))
+        if t is None:
+            return
+        if code == 9:  # restart: harmless before the first card of a deal
+            tb = self.table
+            if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
+                return
+        from pitboss.shoe import NAMES, describe
+        if code in _CARD_INFO:  # the card itself may be face down: say where, not what
+            detail = "%s: seq %d" % (NAMES[code], seq)
+        else:
+            detail = describe(code, seq, info)
+        self.misdeal(t, detail)
 
     def shoe_card(self, card, seq):
         """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
         and repeats the shoe itself reports as alarms): dealt as the `card` command is,
-        with the same reply, refusals and tilts. Never raises."""
-        return self._guarded("card", self._deal_card, card)
+        with the same reply. A card the table refuses, or one arriving while the table
+        is halted, was still dealt on the felt: a misdeal (the round is voided at
+        tilt-clear, never settled misaligned). Never raises."""
+        try:
+            if self.halted():
+                self._lose("card_during_tilt")
+                return _err("tilted", "the table is halted by a tilt (%s): the card is "
+                            "not dealt and the round will be voided"
+                            % ", ".join(a["code"] for a in self.active_tilts()))
+            reply = protocol.call(self._deal_card, card, self._fault)
+            err = reply.get("error")
+            if err and err["code"] not in ("storage_error", "internal_error"):
+                self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
+                             err["message"][:80])
+            if reply.get("ok"):
+                self._show()
+            return reply
+        except Exception as e:
+            return self._fault(e)
 
     def _deal_card(self, card):
         self._table()
@@ -333,7 +434,9 @@ class Controller:
         if self.table is not None:
             # What each seat holds so far: dealt cards only. Undealt cards and the shoe
             # order are never known here, so they can never be revealed.
-            st["hands"] = {str(r): [name(c) for c in self.table.hand(r)]
+            # Face-down cards (the dealer's, the banker's, empty positions' packets) are
+            # None until the game shows them (Table.shown).
+            st["hands"] = {str(r): self.table.shown_hand(r)
                            for r in self.table.recipients()}
         return st
 
@@ -398,7 +501,8 @@ class Controller:
         n = _int(args[0], "n") if args else 10
         if not 1 <= n <= RECALL_MAX:
             raise Refused("bad_args", "recall 1..%d rounds" % RECALL_MAX)
-        recs = self.journal.last(n, lambda kind, p: b'"ev":"settle"' in p)
+        recs = self.journal.last(n, lambda kind, p: b'"ev":"settle"' in p
+                                 or b'"ev":"void"' in p)
         rounds = []
         for seq, _, payload in recs:
             r = json.loads(payload)
@@ -480,14 +584,20 @@ class Controller:
             # numbering continues after the highest seq ever seen.
             self.table = None
             self._events = []
+            self._lost = None
             self.journal.quarantine(self.meters.seq + 1)
         cleared = self.tilt.clear(args[0], args[1] if len(args) > 1 else None)
         if self._unrecorded is not None and (len(args) < 2
                                              or args[1] == self._unrecorded["code"]):
             cleared.append(self._unrecorded["code"])
             self._unrecorded = None
+        reply = {"cleared": cleared, "active": self.active_tilts()}
+        if self._lost and cleared:
+            # The misdealt round is voided, never settled misaligned: wagers returned,
+            # journalled (recall shows it).
+            reply["voided"] = self._apply({"ev": "void"})["result"]
         self._show()
-        return {"cleared": cleared, "active": self.active_tilts()}
+        return reply
 
     # ---- display -----------------------------------------------------------------------
     def _show(self):
@@ -530,7 +640,7 @@ class Controller:
 
 _DEAL_REDRAW = 7  # cards between display updates during a deal (a Pai Gow packet)
 # (and the configured game's decisions: Table.decisions())
-_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle")
+_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
 # Commands that move the round; refused while a tilt is active.
 _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
                 "newround")
