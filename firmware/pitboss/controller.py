@@ -129,11 +129,12 @@ class Controller:
                 rep["meters_recovered"] = self.meters.recover(self.journal)
         except MetersCorrupt as e:
             self.raise_tilt("meters_corrupt", e.reason)
-        if self._lost and not self.halted():
+        t = self.table
+        if self._lost and t is not None and not self.halted():
             # The round lost a card but its tilt did not reach flash: halt again, so the
             # round can only be voided, never settled.
             self.raise_tilt(self._lost if self._lost in TILT_CODES else "shoe_fault",
-                            "round %d lost a card (%s)" % (self.table.round, self._lost))
+                            "round %d lost a card (%s)" % (t.round, self._lost))
         self._show()
         return rep
 
