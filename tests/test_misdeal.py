@@ -362,6 +362,51 @@ def test_a_lost_round_whose_tilt_never_reached_flash_is_tilted_again_at_boot(tmp
     assert t2.commands(after)[-1]["error"]["code"] == "tilted"
 
 
+def test_frames_sent_while_the_board_was_off_are_a_gap(tmp_path):
+    """The sequence runs on across power cycles too: the board resumes at the last frame
+    it journalled, so frames it never received while off tilt instead of shifting the
+    deal."""
+    game = "pa-three-card-prime"
+    t, conf, shoe = make(tmp_path)
+    deck, n, after = start(t, game, 3, 65)
+    shoe.send(deck[:5])  # frames 0..4
+    t2 = LocalTarget(t.root)  # power cycle; frames 5 and 6 are sent while it is off
+    shoe2 = Shoe(t2)
+    shoe2.seq = 7
+    shoe2.send(deck[7:n])
+    assert codes(t2) == ["shoe_gap"]
+    assert cmd(t2, "status")["dealt"] == 5
+    assert_voided(t2, Configurator(t2, "m1", conf.keys), 1, planned_wagers(game, 3, 65))
+
+
+def test_a_power_cycle_mid_deal_loses_nothing_when_no_frame_is_missed(tmp_path):
+    game = "pa-three-card-prime"
+    t, conf, shoe = make(tmp_path)
+    settle_round(t, shoe, game, 3, 66)  # frames 0..11
+    deck, n, after = start(t, game, 3, 67)
+    shoe.send(deck[:5])  # frames 12..16
+    t2 = LocalTarget(t.root)
+    shoe2 = Shoe(t2)
+    shoe2.seq = shoe.seq
+    shoe2.raw(shoe_mod.encode(deck[4], 16))  # the last frame retransmitted: a repeat
+    shoe2.send(deck[5:n])
+    assert codes(t2) == []
+    assert t2.commands(after)[-1]["ok"]
+
+
+def test_the_shoe_position_rides_in_the_journal_snapshot(tmp_path):
+    # A segment that starts between rounds holds no card record: its snapshot carries the
+    # shoe's last frame, so a reboot after any rotation still resumes the sequence.
+    t, conf, shoe = make(tmp_path)
+    settle_round(t, shoe, "pa-three-card-prime", 3, 68)
+    ctl = t.app.ctl
+    last = ctl.shoe_last
+    assert last == (11, shoe_sim.shuffled_deck(68, 52)[11])
+    snap = json.loads(ctl._snapshot(ctl.journal.last_seq + 1))
+    ctl._restore(snap)
+    assert ctl.shoe_last == last and ctl.table.round == 1
+
+
 def test_newround_cannot_hide_a_lost_round(tmp_path):
     t, conf, shoe = make(tmp_path)
     deck, n, after = start(t, "pa-three-card-prime", 3, 64)

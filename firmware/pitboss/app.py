@@ -45,6 +45,16 @@ class App:
         self.ctl.commands["deck"] = self.cmd_deck
         self.ctl.commands["verify"] = self.cmd_verify
         self.boot = self.ctl.boot()
+        self._prime_shoe()
+
+    def _prime_shoe(self):
+        # The serial shoe's frame sequence runs on across power cycles: the last frame
+        # dealt before the cut (journalled) is where the decoder resumes, so frames the
+        # shoe sent while the board was off are a gap (a misdeal), not the next cards.
+        last = self.ctl.shoe_last
+        if last is not None and isinstance(self.shoe, SerialShoe):
+            dec = self.shoe.decoder
+            dec.last_seq, dec.last_card = last
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the

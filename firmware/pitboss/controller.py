@@ -6,7 +6,7 @@
 #   new     {"ev":"new"}                         next round (or void the one in play)
 #   wager   {"ev":"wager","seat":3,"w":{"ante":500}}
 #   deal    {"ev":"deal","dice":12}              the dice are journalled, never re-rolled
-#   card    {"ev":"card","c":48}
+#   card    {"ev":"card","c":48}                 from the shoe also "s": its frame number
 #   a seat's decision after the deal, named by the game's DECISIONS (pitboss.games):
 #   set     {"ev":"set","seat":3,"high":[..],"low":[..]}     Pai Gow
 #   hw      {"ev":"hw","seat":3}                 house way asked for (Pai Gow)
@@ -83,6 +83,10 @@ class Controller:
         self.table = None
         self._events = []  # the round in play, for the next snapshot
         self._lost = None  # the misdeal code once the round in play has lost a card
+        # The shoe's last dealt frame (seq, card), journalled with each shoe card and in
+        # snapshots, so the frame sequence runs on across power cycles too: frames sent
+        # while the board was off show as a gap (App primes the shoe with it at boot).
+        self.shoe_last = None
         self._replaying = False
         # A tilt the tilt store itself failed to take (raise_tilt): still halts the table
         # for this power cycle.
@@ -161,13 +165,18 @@ class Controller:
         self.meters.checkpoint(seq - 1)
         if self.table is None:
             return _compact({"ev": "snap", "cfg": None})
-        return _compact({"ev": "snap", "cfg": self.table.config(),
-                         "round": self.table.round, "events": self._events})
+        snap = {"ev": "snap", "cfg": self.table.config(), "round": self.table.round,
+                "events": self._events}
+        if self.shoe_last is not None:
+            snap["shoe"] = list(self.shoe_last)
+        return _compact(snap)
 
     def _restore(self, snap):
         self.table = None
         self._events = []
         self._lost = None
+        shoe = snap.get("shoe")
+        self.shoe_last = tuple(shoe) if shoe else None
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
@@ -219,6 +228,8 @@ class Controller:
             ev = {"ev": "deal", "dice": out["dice"]}  # journal the roll, not the request
         elif kind == "card":
             out = t.card_in(ev["c"])
+            if "s" in ev:
+                self.shoe_last = (ev["s"], ev["c"])
         elif kind == "settle":
             if self._lost:
                 raise Refused("tilted", "round %d lost a card (%s): it can only be voided"
@@ -374,7 +385,7 @@ class Controller:
                 return _err("tilted", "the table is halted by a tilt (%s): the card is "
                             "not dealt and the round will be voided"
                             % ", ".join(a["code"] for a in self.active_tilts()))
-            reply = protocol.call(self._deal_card, card, self._fault)
+            reply = protocol.call(self._deal_card, (card, seq), self._fault)
             err = reply.get("error")
             if err and err["code"] not in ("storage_error", "internal_error"):
                 self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
@@ -385,9 +396,13 @@ class Controller:
         except Exception as e:
             return self._fault(e)
 
-    def _deal_card(self, card):
+    def _deal_card(self, args):
         self._table()
-        return self._apply({"ev": "card", "c": parse(card)})
+        card, seq = args
+        ev = {"ev": "card", "c": parse(card)}
+        if type(seq) is int and seq >= 0:
+            ev["s"] = seq
+        return self._apply(ev)
 
     # ---- commands ----------------------------------------------------------------------
     def command(self, line):
