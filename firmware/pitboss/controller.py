@@ -368,7 +368,7 @@ class Controller:
                 return
         from pitboss.shoe import NAMES, describe
         if code in _CARD_INFO:  # the card itself may be face down: say where, not what
-            detail = "%s: seq %d" % (NAMES[code], seq)
+            detail = NAMES[code] + (": seq %d" % seq if seq >= 0 else "")
         else:
             detail = describe(code, seq, info)
         self.misdeal(t, detail)
