@@ -71,12 +71,15 @@ class App:
 
         if len(args) != 1:
             raise Refused("bad_args", "usage: verify SEED_HEX (%d..%d bytes)"
-                                % (integrity.SEED_MIN, integrity.SEED_MAX))
+                          % (integrity.SEED_MIN, integrity.SEED_MAX))
         try:
             seed = unhexlify(args[0])
         except ValueError:
             raise Refused("bad_args", "the seed is not hex")
-        reply = integrity.seeded_answer(seed)  # ValueError (bad length): bad_args
+        try:
+            reply = integrity.seeded_answer(seed)
+        except ValueError as e:  # a seed of the wrong length: the sender's mistake
+            raise Refused("bad_args", str(e))
         info, _ = integrity.parse_manifest(integrity.read_manifest() or "")
         mac = self.ctl.auth.mac()
         seal = integrity.read_manifest(integrity.SEAL)
