@@ -244,6 +244,9 @@ def test_an_extra_card_after_the_deal_tilts(tmp_path):
     deck, n, after = start(t, game, 3, 43)
     shoe.send(deck[:n + 1])
     assert codes(t) == ["extra_card"]
+    # The card after the deal is an undealt card: no reply or tilt names it.
+    text = json.dumps([cmd(t, "status"), cmd(t, "tilt")])
+    assert _no_names(text, [deck[n]]) == [] and '"c": %d' % deck[n] not in text
     assert t.commands(after)[-1]["error"]["code"] == "tilted"
     assert_voided(t, conf, 1, planned_wagers(game, 3, 43))
 

@@ -259,8 +259,9 @@ class Table:
         checked against the deal order. Returns who got it."""
         if self.phase != DEALING:
             if self.phase in (SETTING, DECIDING, READY, SETTLED):
-                raise Refused("deal_complete", "the deal is complete (%d cards): card %r "
-                              "refused" % (len(self._order), card))
+                # The card is not named: one the shoe sends after the deal is undealt.
+                raise Refused("deal_complete", "the deal is complete (%d cards): a card "
+                              "after it is refused" % len(self._order))
             raise Refused("wrong_phase", "no deal in progress (phase %s): deal() first"
                           % self.phase)
         cid = parse(card)
