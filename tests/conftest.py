@@ -51,6 +51,7 @@ MODULE_TIERS = {
     "test_security_board": "board", "test_tables": "host", "test_native": "vm",
     "test_pico_board": "board",
     "test_history": "host", "test_history_board": "board",
+    "test_misdeal": "host",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",

@@ -107,7 +107,7 @@ def test_dropped_shoe_frame_tilts(table):
     t, _ = table
     _deal_frames(t, "pa-three-card-prime", 3, 9, faults=[(4, "drop")])
     st = status(t)
-    assert [a["code"] for a in st["tilts"]] == ["shoe_fault"]
+    assert [a["code"] for a in st["tilts"]] == ["shoe_gap"]
     assert "dropped" in st["tilts"][0]["detail"]
     # Halted: nothing moves until an operator clears it (authenticated, logged).
     assert t.commands(["decide 1 play"])[0]["error"]["code"] == "tilted"
@@ -125,7 +125,8 @@ def test_repeated_and_corrupted_frames(table):
     c2.configure("pa-three-card-prime", 3)
     _deal_frames(t2, "pa-three-card-prime", 3, 9, faults=[(5, "corrupt")])
     codes = [a["code"] for a in status(t2)["tilts"]]
-    assert codes == ["shoe_fault"]  # the bad CRC frame is lost: the next one is a gap
+    # The bad CRC frame tilts at once; the next frame shows the gap it left.
+    assert codes == ["shoe_bad_frame", "shoe_gap"]
 
 
 def test_duplicate_card_tilts_and_clearing_is_authenticated(table):

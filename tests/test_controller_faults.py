@@ -248,10 +248,13 @@ def test_refusals_stay_refusals():
                        ("hand 1 As / Kd", "wrong_phase"), ("recall 0", "bad_args")):
         r = ctl.command(line)
         assert r["error"]["code"] == code, (line, r)
-    assert ctl.shoe_card(60, 1)["error"]["code"] == "unknown_card"
     r = ctl.command(auth_line(KEY, 2, "tilt-clear bad*operator"))
     assert r["error"]["code"] == "bad_args"
     assert not ctl.halted()
+    # A card from the shoe keeps its refusal code, but it was dealt on the felt: a
+    # misdeal tilt (issue 12), not an internal_error.
+    assert ctl.shoe_card(60, 1)["error"]["code"] == "unknown_card"
+    assert [a["code"] for a in ctl.active_tilts()] == ["shoe_bad_card"]
 
 
 def test_a_failing_shoe_halts_the_table_and_the_loop_goes_on(tmp_path):

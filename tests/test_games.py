@@ -13,8 +13,8 @@ from pitboss.errors import Refused
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIRMWARE = os.path.join(REPO, "firmware")
 INTERFACE = ("WAGERS", "MAIN", "PAYTABLES", "HOUSE", "MAX_SEATS", "DICE", "AFTER_DEAL",
-             "DECISIONS", "house", "deal_order", "decide", "settle_round", "sim_wagers",
-             "sim_decision")
+             "DECISIONS", "FACE_UP", "house", "deal_order", "decide", "settle_round",
+             "sim_wagers", "sim_decision")
 FAMILIES = ("paigow", "threecard", "caribbean", "showdown")
 
 

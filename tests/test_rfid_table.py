@@ -98,9 +98,14 @@ def test_cards_dealt_by_tag_and_alarms(table):
     st = t.commands(["status"])[0]
     assert [a["code"] for a in st["tilts"]] == ["unknown_rfid_tag"]  # ...a tilt
     assert st["hands"]["1"] == ["As"]
-    assert conf.signed("tilt-clear dealer1")["ok"]
+    # A card went by unread: clearing the tilt voids the round (issue 12), wagers back.
+    r = conf.signed("tilt-clear dealer1")
+    assert r["ok"] and r["voided"]["seats"] == [{"seat": 1, "wagers": {"ante": 10},
+                                                 "amount": 0}]
+    assert all(r["ok"] for r in t.commands(["wager 1 ante=10", "deal"]))
     t.read(uid_for(5))  # 3h
-    assert t.read(uid_for(48)) == []  # As again in the same deck
+    t.read(uid_for(48))  # As, first time in this shuffle
+    assert t.read(uid_for(5)) == []  # 3h again in the same deck
     assert [a["code"] for a in t.commands(["status"])[0]["tilts"]] == ["duplicate_card"]
 
 

@@ -227,9 +227,10 @@ def test_a_card_dealt_twice_is_an_alarm_until_reset():
     s = shoe.simulated(shoe.encode(7, 0) + shoe.encode(7, 1), rec)
     assert drain(s) == [(7, 0)]
     assert rec.events == [("duplicate", 1, 7)]
-    s.reset()  # new shuffle: card 7 may come again, any sequence number starts afresh
-    s.uart.feed(shoe.encode(7, 40))
-    assert drain(s) == [(7, 40)]
+    s.reset()  # new shuffle: card 7 may come again; the frame sequence runs on
+    s.uart.feed(shoe.encode(7, 2))
+    assert drain(s) == [(7, 2)]
+    assert rec.events == [("duplicate", 1, 7)]  # seq 2 follows seq 1: in order
     assert s.counts[shoe.EV_DUPLICATE] == 1
 
 

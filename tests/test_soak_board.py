@@ -1,6 +1,7 @@
 """Hostile input and a soak on the virtual board (the firmware on MicroPython 1.27):
-random bytes as protocol lines and as shoe input never crash it and never change the
-table; 100,000 protocol lines leave its free memory (after gc.collect) where it was."""
+random bytes as protocol lines never crash it and never change the table; as shoe input
+they never crash it and never deal a card, and halt the round as the misdeal they are;
+100,000 protocol lines leave its free memory (after gc.collect) where it was."""
 import json
 import random
 
@@ -27,6 +28,7 @@ def target(tmp_path_factory):
             c.provision()
             assert c.configure("pa-three-card-prime", 3)["ok"]
             assert all(r["ok"] for r in t.commands(["wager 1 ante=5", "deal", "card 2c"]))
+            t.conf = c
             yield t
         finally:
             b.close()
@@ -48,10 +50,20 @@ def test_random_bytes_on_the_board(target):
     assert len(replies) == len(lines)
     assert all(r["ok"] is False and r["error"]["code"] for r in replies)
     assert state(target) == before
-    # Random bytes into the shoe's UART: frames that fail their CRC are dropped.
+    # Random bytes into the shoe's UART: no frame survives its CRC, so no card is dealt;
+    # but a corrupted frame may have been a card, so the round is a misdeal (issue 12):
+    # halted, and voided when the tilt is cleared.
     noise = bytes(rng.randrange(256) for _ in range(3000))
     target.run("A.feed_shoe(%r)\nA.poll()" % noise)
-    assert state(target) == before
+    st, active = state(target)
+    assert (st["round"], st["phase"], st["hands"]) == (
+        before[0]["round"], before[0]["phase"], before[0]["hands"])
+    assert "shoe_bad_frame" in [a["code"] for a in active]
+    r = target.conf.signed("tilt-clear soak")
+    assert r["ok"] and r["voided"]["round"] == before[0]["round"]
+    # The next tests start from the same table state as this one did.
+    assert all(r["ok"] for r in target.commands(["wager 1 ante=5", "deal", "card 2c"]))
+    assert state(target)[0]["hands"] == before[0]["hands"]
 
 
 def _soak_lines(rng, n):

@@ -207,3 +207,55 @@ def test_power_cuts_at_50_points_resume_every_round_exactly(vt):
         assert len({r["seq"] for r in recalled}) == plays
     assert cuts_done == 50
     print("50 power cuts; journal records replayed at the 50 boots: %d" % replayed)
+
+
+# ---- issue 12: leaks and misdeals, on the board ------------------------------------------
+def _codes(vt):
+    return [a["code"] for a in vt.target.commands(["status"])[0]["tilts"]]
+
+
+def test_dealer_cards_never_leave_the_board_before_settlement(vt):
+    """Three Card Prime on the board: while players decide, neither `status` nor the
+    replies to the shoe's cards name a dealer card; once settled, status shows them."""
+    import json
+
+    from host_tools.shoe_sim import shuffled_deck
+    from pitboss.cards import name
+
+    game, seats, seed = "pa-three-card-prime", 3, 1201
+    assert vt.conf.configure(game, seats)["ok"]
+    before, frames, after = plan_round(game, seats, seed)
+    replies = vt.target.round(before, frames, [])
+    st = vt.target.commands(["status"])[0]
+    dealer = [name(c) for c in shuffled_deck(seed, 52)[3:12:4]]
+    assert st["phase"] == "deciding" and st["hands"]["0"] == [None, None, None]
+    text = json.dumps([st, replies])
+    assert not [c for c in dealer if '"%s"' % c in text]
+    assert vt.target.commands(after)[-1]["ok"]
+    assert vt.target.commands(["status"])[0]["hands"]["0"] == dealer
+
+
+def test_a_corrupted_first_frame_on_the_board_tilts_and_voids_the_round(vt):
+    """The board's shoe numbers frames across rounds: a lost first frame of a round is a
+    gap (a tilt), not the next card taken as card 1; clearing voids the round."""
+    from host_tools.shoe_sim import frames as shoe_frames
+    from host_tools.shoe_sim import shuffled_deck
+
+    game, seats = "pa-three-card-prime", 2
+    assert vt.conf.configure(game, seats)["ok"]
+    before, frames, after = plan_round(game, seats, 1202)
+    n = len(frames) // 12  # frames 0..n-1
+    assert vt.target.round(before, frames, after)[-1]["ok"]
+    before, _, after = plan_round(game, seats, 1203)
+    deck = shuffled_deck(1203, 52)[:n]
+    replies = vt.target.round(before, shoe_frames(deck, start_seq=n,
+                                                  faults=[(0, "corrupt")]), after)
+    assert _codes(vt) == ["shoe_bad_frame", "shoe_gap"]
+    assert replies[-1]["error"]["code"] == "tilted"  # the settle
+    rounds_before = vt.target.commands(["meters"])[0]["totals"]["rounds"]
+    r = vt.conf.signed("tilt-clear floor1")
+    assert r["ok"] and r["active"] == [] and r["voided"]["house_net"] == 0
+    assert vt.target.commands(["recall 1"])[0]["rounds"][0]["result"]["void"] == \
+        "shoe_bad_frame"
+    assert vt.target.commands(["meters"])[0]["totals"]["rounds"] == rounds_before
+    assert vt.target.commands(["status"])[0]["phase"] == "configured"

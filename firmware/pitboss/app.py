@@ -45,6 +45,16 @@ class App:
         self.ctl.commands["deck"] = self.cmd_deck
         self.ctl.commands["verify"] = self.cmd_verify
         self.boot = self.ctl.boot()
+        self._prime_shoe()
+
+    def _prime_shoe(self):
+        # The serial shoe's frame sequence runs on across power cycles: the last frame
+        # dealt before the cut (journalled) is where the decoder resumes, so frames the
+        # shoe sent while the board was off are a gap (a misdeal), not the next cards.
+        last = self.ctl.shoe_last
+        if last is not None and isinstance(self.shoe, SerialShoe):
+            dec = self.shoe.decoder
+            dec.last_seq, dec.last_card = last
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -114,7 +124,7 @@ class App:
                 # The shoe's own I/O failed (a UART or reader error it did not report as
                 # an alarm): a card may be lost, so halt; the main loop goes on.
                 why = "shoe: %s %s" % (type(e).__name__, e)
-                self.ctl.raise_tilt("shoe_fault", why[:80])
+                self.ctl.misdeal("shoe_fault", why[:80])
                 out.append({"ok": False, "error": {"code": "shoe_fault",
                                                    "message": "the shoe failed: %s" % (e,)}})
                 return out

@@ -6,7 +6,7 @@
 #   new     {"ev":"new"}                         next round (or void the one in play)
 #   wager   {"ev":"wager","seat":3,"w":{"ante":500}}
 #   deal    {"ev":"deal","dice":12}              the dice are journalled, never re-rolled
-#   card    {"ev":"card","c":48}
+#   card    {"ev":"card","c":48}                 from the shoe also "s": its frame number
 #   a seat's decision after the deal, named by the game's DECISIONS (pitboss.games):
 #   set     {"ev":"set","seat":3,"high":[..],"low":[..]}     Pai Gow
 #   hw      {"ev":"hw","seat":3}                 house way asked for (Pai Gow)
@@ -22,6 +22,10 @@
 # Tilts and the auth counter are kept twice, in their A/B records and in the journal
 # (each snapshot carries the active tilts and the counter): at boot the two are merged,
 # so a damaged newest A/B copy can neither drop a tilt nor roll the counter back.
+#   lost    {"ev":"lost","why":CODE}             a misdeal: this round lost or misplaced a
+#                                                card and can never be settled
+#   void    {"ev":"void","game":G,"round":N,"why":CODE,"result":{..}}   a lost round
+#                                                voided at tilt-clear, its wagers returned
 # An event is applied to the table first (which checks everything and changes nothing
 # when it refuses), then appended to the journal, then answered. A power cut before the
 # append loses an event nobody was told about; after it, replay at boot re-applies it:
@@ -44,7 +48,7 @@ import json
 
 from pitboss import protocol
 from pitboss.auth import Auth
-from pitboss.cards import name, parse
+from pitboss.cards import parse
 from pitboss.errors import Refused
 from pitboss.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
                              JournalFull)
@@ -58,10 +62,21 @@ EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = 4096  # payload bytes per export reply (one raw-REPL answer)
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
-# Shoe alarms that mean a card may be missing or wrong (pitboss.shoe event codes):
-# dropped, bad card, conflict, duplicate, unknown tag, wrong deck, collision.
-_SHOE_TILTS = {5: "shoe_fault", 4: "shoe_fault", 7: "shoe_fault", 10: "duplicate_card",
-               11: "unknown_rfid_tag", 12: "unknown_rfid_tag", 13: "shoe_fault"}
+# Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
+# event code, means a card may be missing or wrong: each tilts with its own code and
+# marks the round in play lost. Notices (garbage between frames, a retransmission) do
+# not; a restart of the shoe's count (9) does only in the middle of a deal.
+_SHOE_TILTS = {2: "shoe_bad_frame", 3: "shoe_bad_frame", 4: "shoe_bad_card",
+               5: "shoe_gap", 7: "shoe_conflict", 8: "shoe_stale", 9: "shoe_restart",
+               10: "duplicate_card", 11: "unknown_rfid_tag", 12: "rfid_wrong_deck",
+               13: "rfid_collision", 14: "rfid_read_error", 15: "rfid_reader_fault"}
+# A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
+# by the table's refusal code (anything else: shoe_fault).
+_SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
+                  "wrong_phase": "card_before_deal", "not_configured": "card_before_deal",
+                  "duplicate_card": "duplicate_card", "unknown_card": "shoe_bad_card"}
+# Shoe alarms whose info is a card: the tilt detail leaves it out (it may be face down).
+_CARD_INFO = (7, 8, 10)
 # Refusal codes from the table that halt play rather than just refuse the input.
 _CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
 
@@ -91,6 +106,11 @@ class Controller:
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
+        self._lost = None  # the misdeal code once the round in play has lost a card
+        # The shoe's last dealt frame (seq, card), journalled with each shoe card and in
+        # snapshots, so the frame sequence runs on across power cycles too: frames sent
+        # while the board was off show as a gap (App primes the shoe with it at boot).
+        self.shoe_last = None
         self._replaying = False
         self._round_hw = 0  # the highest round number this board has used
         self._settle_seqs = []  # seqs of the last RECALL_MAX settlements (recall's hold)
@@ -153,6 +173,12 @@ class Controller:
             self.raise_tilt("meters_corrupt", e.reason)
         if self.journal.state == "open":
             self._reconcile()
+        t = self.table
+        if self._lost and t is not None and not self.halted():
+            # The round lost a card but its tilt did not reach flash: halt again, so the
+            # round can only be voided, never settled.
+            self.raise_tilt(self._lost if self._lost in TILT_CODES else "shoe_fault",
+                            "round %d lost a card (%s)" % (t.round, self._lost))
         self._show()
         return rep
 
@@ -225,6 +251,8 @@ class Controller:
             snap["round"] = self.table.round
             snap["settled"] = self.table.phase == SETTLED
             snap["events"] = self._events
+        if self.shoe_last is not None:
+            snap["shoe"] = list(self.shoe_last)
         return _compact(snap)
 
     def _restore(self, snap, seq=0):
@@ -235,6 +263,9 @@ class Controller:
         self._jctr = max(self._jctr, snap.get("ctr", 0))
         self._round_hw = max(self._round_hw, snap.get("rhw", 0), snap.get("round", 0))
         self._refused_total = max(self._refused_total, snap.get("refused", 0))
+        self._lost = None
+        shoe = snap.get("shoe")
+        self.shoe_last = tuple(shoe) if shoe else None
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
@@ -267,14 +298,24 @@ class Controller:
             out = t.config()
             self.table = t
             self._events = []
+            self._lost = None
             self._new_shuffle()
         elif t is None:
             raise Refused("not_configured", "the table has no configuration yet")
         elif kind == "new":
+            if self._lost:
+                raise Refused("tilted", "round %d lost a card (%s): tilt-clear voids it"
+                              % (t.round, self._lost))
             t.new_round()
             self._events = []
             self._new_shuffle()
             out = t.status()
+        elif kind == "lost":
+            out = {"lost": ev["why"]}
+            self._lost = ev["why"]
+        elif kind == "void":
+            out = self._void(t, ev)
+            ev = out
         elif kind == "wager":
             out = t.wager(ev["seat"], ev["w"]) or t.status()
         elif kind == "deal":
@@ -282,7 +323,12 @@ class Controller:
             ev = {"ev": "deal", "dice": out["dice"]}  # journal the roll, not the request
         elif kind == "card":
             out = t.card_in(ev["c"])
+            if "s" in ev:
+                self.shoe_last = (ev["s"], ev["c"])
         elif kind == "settle":
+            if self._lost:
+                raise Refused("tilted", "round %d lost a card (%s): it can only be voided"
+                              % (t.round, self._lost))
             out = t.settle()
             lines = [list(x) for x in lines_from_result(out)]
             if self._replaying:
@@ -294,12 +340,13 @@ class Controller:
         else:
             # A seat's decision; the table refuses one its game does not take.
             out = t.choose(ev["seat"], kind, ev)
-        if kind not in ("config", "new", "settle"):
-            if kind != "deal" and kind != "card":
+        if kind not in ("config", "new", "settle", "void"):
+            if kind not in ("deal", "card", "lost"):
                 # A seat's wager or decision replaces its earlier one (the table replaced
                 # it too): the round's event list stays bounded.
                 self._events = [e for e in self._events
-                                if e["ev"] in ("deal", "card") or e.get("seat") != ev["seat"]
+                                if e["ev"] in ("deal", "card", "lost")
+                                or e.get("seat") != ev["seat"]
                                 or (kind == "wager") != (e["ev"] == "wager")]
             self._events.append(ev)
         else:
@@ -312,7 +359,7 @@ class Controller:
         if kind == "card":
             if not self._hidden_from:
                 self._hidden_from = seq
-        elif kind in ("config", "new", "settle"):
+        elif kind in ("config", "new", "settle", "void"):
             self._hidden_from = 0
         if kind == "settle" and not self._replaying:
             self._settle_seqs = (self._settle_seqs + [seq])[-RECALL_MAX:]
@@ -327,6 +374,45 @@ class Controller:
 
     def _new_shuffle(self):
         self.on_new_round()
+
+    def _void(self, t, ev):
+        """A lost round voided: every wager returned (amount 0), the next round begins.
+        The record keeps the settlement's shape so recall shows it beside the others; it
+        moves no money, so the meters do not count it."""
+        if not self._lost:
+            raise Refused("wrong_phase", "only a round that lost a card is voided")
+        if self._replaying and ev.get("round") != t.round:
+            raise ValueError("void of round %r, the table is at round %d"
+                             % (ev.get("round"), t.round))
+        seats = [{"seat": s, "wagers": dict(t.wagers(s)), "amount": 0}
+                 for s in t.seats_in_play()]
+        rec = {"ev": "void", "game": t.game, "round": t.round, "why": self._lost,
+               "result": {"game": t.game, "round": t.round, "void": self._lost,
+                          "seats": seats, "house_net": 0}}
+        t.new_round()
+        self._lost = None
+        self._new_shuffle()
+        return rec
+
+    def _lose(self, why):
+        """Mark the round in play lost (journalled, so a power cycle keeps it): it will
+        be voided at tilt-clear. Between rounds there is nothing to void."""
+        t = self.table
+        if self._lost or t is None or t.phase in ("configured", SETTLED):
+            return
+        try:
+            self._apply({"ev": "lost", "why": why})
+        except Refused:
+            self._lost = why  # the journal failed (a storage_error tilt): halt in RAM
+
+    def misdeal(self, code, detail=""):
+        """A card the table did not take as dealt: tilt with the misdeal's own code and
+        mark the round lost. Never raises (the shoe's alarm callback calls it)."""
+        try:
+            self.raise_tilt(code, detail)
+            self._lose(code)
+        except Exception as e:
+            self._fault(e)
 
     def _reserve(self):
         self._flush_refusals()
@@ -416,21 +502,52 @@ class Controller:
 
     # ---- the shoe ----------------------------------------------------------------------
     def shoe_alarm(self, code, seq, info):
-        """Callback for pitboss.shoe: alarms that can mean a lost or wrong card tilt."""
+        """Callback for pitboss.shoe: every alarm that can mean a lost or wrong card is a
+        misdeal. Never raises."""
         t = _SHOE_TILTS.get(code)
-        if t is not None:
-            from pitboss.shoe import describe
-            self.raise_tilt(t, describe(code, seq, info))
+        if t is None:
+            return
+        if code == 9:  # restart: harmless before the first card of a deal
+            tb = self.table
+            if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
+                return
+        from pitboss.shoe import NAMES, describe
+        if code in _CARD_INFO:  # the card itself may be face down: say where, not what
+            detail = NAMES[code] + (": seq %d" % seq if seq >= 0 else "")
+        else:
+            detail = describe(code, seq, info)
+        self.misdeal(t, detail)
 
     def shoe_card(self, card, seq):
         """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
         and repeats the shoe itself reports as alarms): dealt as the `card` command is,
-        with the same reply, refusals and tilts. Never raises."""
-        return self._guarded("card", self._deal_card, card)
+        with the same reply. A card the table refuses, or one arriving while the table
+        is halted, was still dealt on the felt: a misdeal (the round is voided at
+        tilt-clear, never settled misaligned). Never raises."""
+        try:
+            if self.halted():
+                self._lose("card_during_tilt")
+                return _err("tilted", "the table is halted by a tilt (%s): the card is "
+                            "not dealt and the round will be voided"
+                            % ", ".join(a["code"] for a in self.active_tilts()))
+            reply = protocol.call(self._deal_card, (card, seq), self._fault)
+            err = reply.get("error")
+            if err and err["code"] not in ("storage_error", "internal_error"):
+                self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
+                             err["message"][:80])
+            if reply.get("ok"):
+                self._show()
+            return reply
+        except Exception as e:
+            return self._fault(e)
 
-    def _deal_card(self, card):
+    def _deal_card(self, args):
         self._table()
-        return self._apply({"ev": "card", "c": parse(card)})
+        card, seq = args
+        ev = {"ev": "card", "c": parse(card)}
+        if type(seq) is int and seq >= 0:
+            ev["s"] = seq
+        return self._apply(ev)
 
     # ---- commands ----------------------------------------------------------------------
     def command(self, line):
@@ -479,7 +596,9 @@ class Controller:
         if self.table is not None:
             # What each seat holds so far: dealt cards only. Undealt cards and the shoe
             # order are never known here, so they can never be revealed.
-            st["hands"] = {str(r): [name(c) for c in self.table.hand(r)]
+            # Face-down cards (the dealer's, the banker's, empty positions' packets) are
+            # None until the game shows them (Table.shown).
+            st["hands"] = {str(r): self.table.shown_hand(r)
                            for r in self.table.recipients()}
         return st
 
@@ -661,6 +780,7 @@ class Controller:
             # numbering continues after the highest seq ever seen.
             self.table = None
             self._events = []
+            self._lost = None
             self.journal.quarantine(self.meters.seq + 1)
         cleared = self.tilt.clear(args[0], args[1] if len(args) > 1 else None)
         if cleared:
@@ -669,8 +789,13 @@ class Controller:
                                              or args[1] == self._unrecorded["code"]):
             cleared.append(self._unrecorded["code"])
             self._unrecorded = None
+        reply = {"cleared": cleared, "active": self.active_tilts()}
+        if self._lost and cleared:
+            # The misdealt round is voided, never settled misaligned: wagers returned,
+            # journalled (recall shows it).
+            reply["voided"] = self._apply({"ev": "void"})["result"]
         self._show()
-        return {"cleared": cleared, "active": self.active_tilts()}
+        return reply
 
     def _meters_reset(self, args):
         """meters-reset OPERATOR (authenticated): only for damaged meters. The damaged
@@ -797,7 +922,7 @@ class Controller:
 
 _DEAL_REDRAW = 7  # cards between display updates during a deal (a Pai Gow packet)
 # (and the configured game's decisions: Table.decisions())
-_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle")
+_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
 # Commands that move the round; refused while a tilt is active.
 _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
                 "newround")
@@ -808,7 +933,8 @@ def _nothing():
 
 
 def _is_settle(kind, payload):
-    return b'"ev":"settle"' in payload
+    # A round's end: settled, or voided after a misdeal (recall shows both).
+    return b'"ev":"settle"' in payload or b'"ev":"void"' in payload
 
 
 def export_message(seq, kind, crc, payload):

@@ -2,7 +2,8 @@
 #
 #     shoe.poll() -> (card_id, seq) or None     never blocks, never raises for bad input
 #     shoe.alarm(code, seq, info)               called for every event below
-#     shoe.reset()                              a new shuffle: forget sequence and cards seen
+#     shoe.reset()                              a new shuffle: forget the cards seen (the
+#                                               frame sequence runs on across rounds)
 #
 # SerialShoe reads pitboss shoe frames from a UART (docs/shoe-protocol.md):
 #
@@ -284,8 +285,10 @@ class SerialShoe(_Shoe):
         self.decoder = FrameDecoder(self._report)
 
     def reset(self):
+        # A new shuffle forgets the cards, never the sequence: the shoe numbers its frames
+        # across rounds, so a lost first frame of a round shows as a gap (or a stale
+        # frame) instead of the next card silently becoming card 1.
         super().reset()
-        self.decoder.reset()
 
     def poll(self):
         dec = self.decoder

@@ -179,6 +179,22 @@ class Table:
         """Cards received so far by a seat (0: the dealer), in deal order."""
         return list(self._hands.get(seat, ()))
 
+    def shown(self, r, i):
+        """Whether card i (0-based, in deal order) of recipient r may be shown before
+        settlement: a playing seat's cards, and the dealer's cards its game deals face up
+        (FACE_UP); never the dealer's or banker's others, nor the packets of empty Pai Gow
+        positions. Everything is shown once the round is settled."""
+        if self.phase == SETTLED:
+            return True
+        if r == 0:
+            return i in self._c["module"].FACE_UP
+        return r in self._wagers
+
+    def shown_hand(self, r):
+        """A recipient's cards as the bench may see them: names, None where hidden."""
+        h = self._hands.get(r, ())
+        return [name(h[i]) if self.shown(r, i) else None for i in range(len(h))]
+
     def _phase(self, *allowed):
         if self.phase not in allowed:
             raise Refused("wrong_phase", "not allowed in phase %s (only in %s)"
@@ -249,8 +265,9 @@ class Table:
         checked against the deal order. Returns who got it."""
         if self.phase != DEALING:
             if self.phase in (SETTING, DECIDING, READY, SETTLED):
-                raise Refused("deal_complete", "the deal is complete (%d cards): card %r "
-                              "refused" % (len(self._order), card))
+                # The card is not named: one the shoe sends after the deal is undealt.
+                raise Refused("deal_complete", "the deal is complete (%d cards): a card "
+                              "after it is refused" % len(self._order))
             raise Refused("wrong_phase", "no deal in progress (phase %s): deal() first"
                           % self.phase)
         cid = parse(card)
@@ -269,6 +286,10 @@ class Table:
         if self._seen[cid]:
             for r in self._hands:
                 if cid in self._hands[r]:
+                    if not self.shown(r, self._hands[r].index(cid)):
+                        # Naming it would reveal a face-down card (issue 12, leaks).
+                        raise Refused("duplicate_card", "card %d of the deal was already "
+                                      "dealt this round, face down" % (n + 1))
                     raise Refused("duplicate_card", "card %s was already dealt this round"
                                   " (to %s)" % (name(cid), _who(r)))
         who = self._order[n]
@@ -289,7 +310,9 @@ class Table:
         done = self._next == len(self._order)
         if done:
             self.phase = self._c["module"].AFTER_DEAL
-        return {"seq": n + 1, "card": name(cid), "to": who,
+        # A face-down card is not named (None): the reply is read on the bench port.
+        shown = self.shown(who, len(self._hands[who]) - 1)
+        return {"seq": n + 1, "card": name(cid) if shown else None, "to": who,
                 "count": len(self._hands[who]), "complete": done}
 
     # ---- players' decisions --------------------------------------------------------

@@ -25,7 +25,22 @@ CODES = (
     "auth_store_corrupt",  # the auth key or counter record was unreadable
     "storage_error",  # a flash read or write failed (an OSError inside a command)
     "internal_error",  # a command raised something that is not a refusal: a bug
-    "shoe_fault",  # the shoe or card reader failed or sent an impossible card
+    "shoe_fault",  # the shoe or card reader itself failed (an I/O error, a bad deck map)
+    # Misdeals: a card the table did not take as dealt (docs/protocol.md, Misdeals). The
+    # round they happen in is voided on tilt-clear, never settled.
+    "shoe_bad_frame",  # a corrupted frame (bad CRC, malformed): its card is lost
+    "shoe_gap",  # the shoe's sequence skipped frames: cards are missing
+    "shoe_stale",  # a frame older than the last one
+    "shoe_conflict",  # the last frame's number again with another card
+    "shoe_bad_card",  # an intact frame naming no card (id above 52)
+    "shoe_restart",  # the shoe restarted its count in the middle of a deal
+    "joker_in_deck",  # a joker (frame or RFID tag) at a game played without one
+    "extra_card",  # a card after the deal was complete
+    "card_before_deal",  # a card with no deal in progress
+    "rfid_read_error",  # RFID: a read failed (CRC, check byte, protocol): a card unread
+    "rfid_reader_fault",  # RFID: the reader chip does not answer
+    "rfid_collision",  # RFID: two tags in the field at once
+    "rfid_wrong_deck",  # RFID: a tag of another registered deck than the one dealt
     "journal_full",  # the journal's flash budget is used up by records not yet exported
 )
 _VERSION = 1

@@ -23,6 +23,12 @@ HOUSE = ()
 MAX_SEATS = const(7)
 DICE = False
 AFTER_DEAL = "deciding"
+# The dealer's cards dealt face up (0-based, in the dealer's deal order), shown on the
+# bench before settlement: the fifth. Neither art. 67.11 nor the Loto-Québec procedure
+# cited above says which card is exposed; the published Caribbean Stud procedure deals
+# the dealer "five cards ... one of the dealer's cards face up", the last one dealt
+# (docs/games.md, rules we had to choose). Every other dealer card stays hidden.
+FACE_UP = (4,)
 DECISIONS = ("decide",)
 CALL_MULTIPLE = const(2)
 

@@ -420,6 +420,7 @@ HOUSE = ("commission_bps", "commission_rounding", "commission_unit", "foul", "tw
 MAX_SEATS = const(6)  # positions 2-7; position 1 is the banker's
 DICE = True
 AFTER_DEAL = "setting"
+FACE_UP = ()  # the banker's seven cards stay face down while players set their hands
 DECISIONS = ("set", "hw")  # the player's own setting; the house way, asked for
 
 

@@ -18,6 +18,7 @@ HOUSE = ("hole",)
 MAX_SEATS = const(7)
 DICE = False
 AFTER_DEAL = "ready"
+FACE_UP = ()  # no dealer hand
 DECISIONS = ()
 
 

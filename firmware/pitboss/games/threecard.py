@@ -24,6 +24,7 @@ HOUSE = ("bad_beat",)
 MAX_SEATS = const(7)
 DICE = False
 AFTER_DEAL = "deciding"
+FACE_UP = ()  # the dealer's three cards stay face down until settlement
 DECISIONS = ("decide",)
 
 # The thresholds are scores of hands, computed by the evaluator on first use (nothing is
