@@ -46,6 +46,7 @@ TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
     ("test_vectors", "test_vectors_on_micropython_vm"): "vm",
     ("test_main_loop", "test_main_loop_on_micropython"): "vm",
+    ("test_main_loop", "test_mem_on_micropython"): "vm",
     ("test_settlement_vm", "test_the_rounds_cover_the_rules"): "host",
     ("test_flash", "test_sys_mpy_and_header_decoding"): "host",
     ("test_flash", "test_loadable_follows_the_mpy_loader_rules"): "host",

@@ -26,6 +26,7 @@ CODES = (
     "storage_error",  # a flash read or write failed (an OSError inside a command)
     "internal_error",  # a command raised something that is not a refusal: a bug
     "shoe_fault",  # the shoe or card reader failed or sent an impossible card
+    "display_fault",  # the table display is missing or failed; the table runs without it
 )
 _VERSION = 1
 _DETAIL_MAX = 80
