@@ -75,7 +75,7 @@ class App:
         self.boot = self.ctl.boot()
         for code, why in faults:
             self.ctl.raise_tilt(code, why[:80])
-        self.boot["faults"] = [c for c, _ in faults]
+        self.faults = [c for c, _ in faults]  # the peripherals that failed at boot
         gc.collect()
         self.min_free = _mem_free()
 
@@ -211,8 +211,8 @@ class App:
         from pitboss.cards import name
         from pitboss.deckmap import DeckError, uid_hex
 
-        reader, reg, dm = self.reader, self.registration, self.deckmap
-        if reader is None or reg is None or dm is None:
+        reader, reg, dm, path = self.reader, self.registration, self.deckmap, self._deck_path
+        if reader is None or reg is None or dm is None or path is None:
             return []
         try:
             uid = reader.read_uid()
@@ -227,7 +227,7 @@ class App:
         reply = {"ok": True, "registered": name(card), "uid": uid_hex(uid)}
         if reg.done():
             reply["deck"] = reg.commit()
-            dm.save(self._deck_path)  # atomic: temp, sync, rename
+            dm.save(path)  # atomic: temp, sync, rename
             self.registration = None
             self.shoe = self._make_shoe()
         return [reply]
