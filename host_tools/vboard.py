@@ -122,6 +122,8 @@ def status(state_dir: Path | None = None, kind: str = "virtual") -> dict:
                "node_pid": st.get("node_pid"), "port": str(state_dir / "tty"),
                "pty": st.get("pty"), "flash_dir": st.get("flash_dir"),
                "state_dir": str(state_dir), "switch": st.get("switch")}
+        if st.get("resets"):
+            out["resets"] = st["resets"]  # watchdog resets the daemon restarted the Pico for
         if st.get("ctl"):
             out["ctl"] = st["ctl"]
         return out

@@ -134,7 +134,7 @@ def test_mem_command_shape_on_cpython():
     """`mem` answers the four fields; CPython has no gc.mem_free, so they are None there
     (the VM and the Pico give numbers: test_mem_on_micropython, test_pico_board)."""
     r = _app().ctl.command("mem")
-    assert r["ok"] and set(r) == {"ok", "free", "alloc", "min_free", "max_block"}
+    assert r["ok"] and set(r) == {"ok", "free", "alloc", "min_free", "max_block", "up_ms"}
 
 
 def test_missing_peripherals_tilt_and_the_table_runs_without_them():

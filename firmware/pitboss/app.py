@@ -88,7 +88,7 @@ class App:
             self.min_free = f
 
     def cmd_mem(self, args):
-        """mem: {free, alloc, min_free, max_block} in bytes after a collection; max_block
+        """mem: {free, alloc, min_free, max_block, up_ms} in bytes after a collection; max_block
         (the largest single allocation that would succeed) is found by trial allocations
         bisected between 0 and free, done only here, on request. None on a port without
         gc.mem_free (CPython)."""
@@ -96,9 +96,13 @@ class App:
         free = _mem_free()
         self.note_mem()
         if free is None:
-            return {"free": None, "alloc": None, "min_free": None, "max_block": None}
+            return {"free": None, "alloc": None, "min_free": None, "max_block": None,
+                    "up_ms": None}
+        import time
+
+        # up_ms: chip time since reset (the boot budget is measured with it)
         return {"free": free, "alloc": gc.mem_alloc(), "min_free": self.min_free,
-                "max_block": _max_block(free)}
+                "max_block": _max_block(free), "up_ms": time.ticks_ms()}
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -502,7 +506,11 @@ def serve(a, stream, write, poll_ms=10, wdt=None):
 
     poller = select.poll()
     poller.register(stream, select.POLLIN)
+    # ipoll and readinto allocate nothing per byte (MicroPython's ipoll reuses its tuple);
+    # CPython has only poll.
+    poll = getattr(poller, "ipoll", poller.poll)
     raw = getattr(stream, "buffer", stream)
+    one = bytearray(1)
     reader = LineReader()
     wait = poll_ms
     while True:
@@ -510,13 +518,18 @@ def serve(a, stream, write, poll_ms=10, wdt=None):
             wdt.feed()
         _deal(a, write)
         got = 0
-        while got < _DRAIN_MAX and poller.poll(wait if not got else 0):
-            ch = raw.read(1)
-            if not ch:
+        while got < _DRAIN_MAX and _ready(poll, wait if not got else 0):
+            if not raw.readinto(one):
                 return  # the host closed the line (a board's USB serial never does)
             got += 1
-            line = reader.feed(ch[0] if isinstance(ch, bytes) else ord(ch))
+            line = reader.feed(one[0])
             if line is not None:
                 _answer(a, line, write)
                 a.note_mem()
         wait = 0 if got >= _DRAIN_MAX else poll_ms
+
+
+def _ready(poll, ms):
+    for _ in poll(ms):
+        return True
+    return False

@@ -125,9 +125,17 @@ function wake() {
   }
 }
 
+let hung = false;  // control 'hang': no instruction runs, the clock (and watchdog) go on
+
 function run() {
   scheduled = false;
   let idle = false;
+  if (hung) {
+    clock.tick(SLICE * NS_PER_CYCLE);  // a watchdog reset ends the process from in here
+    flushOut();
+    wake();
+    return;
+  }
   for (let i = 0; i < SLICE; i++) {
     if (core.waiting) {
       const next = clock.nanosToNextAlarm;
@@ -168,6 +176,7 @@ if (args.ctl) {
     mcu, core, clock, flash, uarts, gpio, display, rfid, stats, wake,
     cutAt(cycle) { cutAtCycle = cycle; },
     cutNow() { powerCut('now (host)'); },
+    hang() { hung = true; log(`hung by the host at cycle ${core.cycles}`); wake(); },
   });
 }
 wake();
