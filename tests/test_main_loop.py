@@ -186,3 +186,8 @@ def test_mem_on_micropython():
         # gc.mem_alloc() wraps; the Pico's fixed heap is checked in test_pico_board)
         assert 0 < m["min_free"] <= m["free"] and isinstance(m["alloc"], int), m
     assert m2["min_free"] <= m1["min_free"]
+
+
+def test_the_app_names_the_deck_maps_path_as_deckmap_does():
+    from pitboss import app, deckmap
+    assert app._DECK_PATH == deckmap.DEFAULT_PATH

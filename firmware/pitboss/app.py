@@ -54,17 +54,17 @@ class App:
         self.reader = self.deckmap = self.registration = None
         self._deck_path = None
         if "rfid" in hw.PERIPHERALS:
-            from pitboss.deckmap import DEFAULT_PATH, DeckMap
-
-            self._deck_path = root + DEFAULT_PATH
+            self._deck_path = root + _DECK_PATH
             try:
                 from pitboss.mfrc522 import MFRC522
 
                 self.reader = MFRC522(*hw.rfid())
             except Exception as e:  # RFIDError (no chip answers), OSError from the bus
                 faults.append(("shoe_fault", "rfid reader: %s %s" % (type(e).__name__, e)))
-            self.deckmap = _load_deckmap(self._deck_path, self.ctl) if self.reader \
-                else DeckMap()
+            # pitboss.deckmap only once a map exists (a serial-shoe table never needs it);
+            # deck-register brings it in.
+            if self.reader is not None and _exists(self._deck_path):
+                self.deckmap = _load_deckmap(self._deck_path, self.ctl)
         self.shoe = self._make_shoe()
         self.ctl.on_new_round = self._new_shuffle
         self.ctl.auth_commands["deck-register"] = self.cmd_deck_register
@@ -92,17 +92,19 @@ class App:
         (the largest single allocation that would succeed) is found by trial allocations
         bisected between 0 and free, done only here, on request. None on a port without
         gc.mem_free (CPython)."""
+        import time
+
+        # up_ms: chip time since reset when this line is taken (the boot budget)
+        up = getattr(time, "ticks_ms", None)
+        up = up() if up is not None else None
         gc.collect()
         free = _mem_free()
         self.note_mem()
         if free is None:
             return {"free": None, "alloc": None, "min_free": None, "max_block": None,
-                    "up_ms": None}
-        import time
-
-        # up_ms: chip time since reset (the boot budget is measured with it)
+                    "up_ms": up}
         return {"free": free, "alloc": gc.mem_alloc(), "min_free": self.min_free,
-                "max_block": _max_block(free), "up_ms": time.ticks_ms()}
+                "max_block": _max_block(free), "up_ms": up}
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -193,8 +195,10 @@ class App:
             if not args[0].isdigit():
                 raise Refused("bad_args", "usage: deck-register [52|53], got %r" % args[0])
             size = int(args[0])
-        from pitboss.deckmap import Registration
+        from pitboss.deckmap import DeckMap, Registration
 
+        if self.deckmap is None:
+            self.deckmap = DeckMap()
         self.registration = Registration(self.deckmap, size=size)
         return self.cmd_deck(())
 
@@ -250,6 +254,19 @@ def _load_deckmap(path, ctl):
         # A damaged map must not be guessed from: halt until a deck is registered again.
         ctl.raise_tilt("shoe_fault", "deck map: %s" % e)
         return DeckMap()
+
+
+_DECK_PATH = "/deckmap.txt"  # pitboss.deckmap.DEFAULT_PATH (test_main_loop checks)
+
+
+def _exists(path):
+    import os
+
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
 
 
 def _mem_free():
