@@ -148,6 +148,7 @@ def run(base, log=print):
 
         # Junk, then a round that must settle exactly as on CPython.
         t1 = time.monotonic()
+        c1 = s.ctl.cycles()["ns"]
         for chunk in junk(11):
             s.link.write(chunk)
         s.link.write(b"sta")  # a line in pieces: the loop waits for its end
@@ -159,6 +160,10 @@ def run(base, log=print):
         fig["junk_replies"] = [r.get("error", {}).get("code") or
                                ("status" if "phase" in r else "ok") for r in replies]
         fig["junk_wall_s"] = time.monotonic() - t1
+        fig["junk_chip_s"] = (s.ctl.cycles()["ns"] - c1) / 1e9  # includes 2 s of pauses
+        fig["junk_bytes"] = sum(len(c) for c in junk(11))
+        log("junk: %d bytes, %.1f s chip, %.0f s wall" % (
+            fig["junk_bytes"], fig["junk_chip_s"], fig["junk_wall_s"]))
         plan, cards = s.start_round(seed=101)
         s.deal(plan[1], cards)
         fig["after_junk"] = s.finish(plan)
@@ -189,6 +194,41 @@ def run(base, log=print):
         fig["mem_end"] = s.mem()
         fig["min_free"] = s.min_free
         fig["wall_s"] = time.monotonic() - t0
+        log("watchdog: reset and back in %.0f s wall; %r" % (fig["wdt_wall_s"],
+                                                            fig["after_reset"]))
         return fig
     finally:
         s.power_off()
+
+
+def boot_per_game(base, log=print):
+    """For the figures (docs/bench.md), not the test: each game configured in turn, the
+    Pico powered off and on, and its first `mem` reply: {game: reply}."""
+    from pitboss import games
+
+    s = Session(base)
+    s.flash_and_provision()
+    out = {}
+    try:
+        out["(unconfigured)"] = s.power_up()
+        log("(unconfigured) %r" % out["(unconfigured)"])
+        for game in games.ids():
+            pico, _ = s.configure(game, 3)
+            assert pico.get("ok"), pico
+            s.power_off()
+            out[game] = s.power_up()
+            log("%s %r" % (game, out[game]))
+        return out
+    finally:
+        s.power_off()
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    base = Path(tempfile.mkdtemp(prefix="pitboss-pico-survive-"))
+    fn = boot_per_game if sys.argv[1:] == ["--boot-per-game"] else run
+    print(json.dumps(fn(base), default=str))
