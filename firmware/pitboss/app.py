@@ -25,6 +25,11 @@ _LINE_MAX = 512  # a longer line is refused whole (bad_format), never cut and ru
 # drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
 # megabyte of junk cannot starve the shoe's UART (256-byte rxbuf, ~270 ms at 9600 baud).
 _DRAIN_MAX = 1024
+# A collection whenever this many bytes were allocated since the last one: MicroPython
+# otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
+# take the free heap down to nothing between collections. Measured on the emulated Pico:
+# without it the lowest free heap in a session was 39.9 KB, with 117 KB free after boot.
+GC_EVERY = 16384
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
@@ -476,6 +481,10 @@ def main():
     except Exception as e:  # noqa: BLE001
         a = _Down(repr(e)[:120])
     write = json_writer(sys.stdout)
+    gc.collect()
+    threshold = getattr(gc, "threshold", None)  # MicroPython only
+    if threshold is not None:
+        threshold(GC_EVERY)
     rom = sys.modules.get("pitboss_board")
     if rom is not None and getattr(hw, "EVENT_DRIVEN", False):
         # The virtual board behind its bridge: the VM cannot block on stdin, so the
