@@ -28,7 +28,8 @@ _DRAIN_MAX = 1024
 # A collection whenever this many bytes were allocated since the last one: MicroPython
 # otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
 # take the free heap down to nothing between collections. Measured on the emulated Pico:
-# without it the lowest free heap in a session was 39.9 KB, with 117 KB free after boot.
+# without it the lowest free heap in a session was 39.9 KB, with it 105.8 KB (117 KB
+# free after boot; docs/bench.md).
 GC_EVERY = 16384
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
