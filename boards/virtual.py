@@ -339,3 +339,9 @@ def service_switch():
 
     rom = sys.modules.get("pitboss_board")  # imported by the bridge at power-on
     return SERVICE if rom is None else bool(getattr(rom, "SERVICE", False))
+
+
+def watchdog(timeout_ms):
+    """None: the virtual board has no hardware watchdog (its bridge runs the loop one
+    input burst at a time, and a hang is ended by stopping the board)."""
+    return None

@@ -122,6 +122,8 @@ def status(state_dir: Path | None = None, kind: str = "virtual") -> dict:
                "node_pid": st.get("node_pid"), "port": str(state_dir / "tty"),
                "pty": st.get("pty"), "flash_dir": st.get("flash_dir"),
                "state_dir": str(state_dir), "switch": st.get("switch")}
+        if st.get("resets"):
+            out["resets"] = st["resets"]  # watchdog resets the daemon restarted the Pico for
         if st.get("ctl"):
             out["ctl"] = st["ctl"]
         return out
@@ -348,7 +350,8 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
                         to_node += os.read(master, 4096)
                 if fd == node_out and ev & selectors.EVENT_READ:
                     data = os.read(node_out, 65536)
-                    if not data:        # node exited: the board is off
+                    if not data:        # node exited: the board is off (or resets)
+                        node.wait()
                         stopping = True
                     to_pty += data
                 if fd == node_in and ev & selectors.EVENT_WRITE:
@@ -367,6 +370,34 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
                         to_pty.clear()
             if node.poll() is not None:
                 stopping = True
+                if kind == "pico" and node.returncode in WATCHDOG_EXIT and not _parent_gone(
+                        parent_pid):
+                    # A watchdog reset: the chip boots again from its flash behind the same
+                    # pty (the host's link stays open); bytes sent meanwhile are lost, as
+                    # with a real board's USB re-enumerating.
+                    reason = WATCHDOG_EXIT[node.returncode]
+                    # No node pid while it restarts: status() then asks about the daemon,
+                    # which is alive, instead of taking the board for dead.
+                    st["node_pid"] = None
+                    (state_dir / "state.json.tmp").write_text(json.dumps(st))
+                    os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
+                    print(f"pico watchdog reset (reason {reason}): restarting", file=sys.stderr,
+                          flush=True)
+                    args = _without(pico_args or [], "--reset-reason") + [
+                        "--reset-reason", str(reason)]
+                    node = subprocess.Popen(
+                        _node_command(kind, state_dir, flash_dir, heap, args, switch),
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+                    if _wait_ready(kind, node, state_dir):
+                        stopping = False
+                        to_node.clear()
+                        node_in, node_out = node.stdin.fileno(), node.stdout.fileno()
+                        for fd in (node_in, node_out):
+                            os.set_blocking(fd, False)
+                        st["node_pid"] = node.pid
+                        st["resets"] = st.get("resets", 0) + 1
+                        (state_dir / "state.json.tmp").write_text(json.dumps(st))
+                        os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
             now = time.monotonic()
             if parent_pid and now - last_parent_check > 1.0:
                 last_parent_check = now
@@ -386,6 +417,27 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
             _clear_state(state_dir)
         print(f"{kind} board stopped", file=sys.stderr, flush=True)
     return 0
+
+
+# board.mjs's exit code for a watchdog reset -> its --reset-reason (the RP2040's watchdog
+# REASON: 1 the timer ran out, 2 forced, as machine.reset() does).
+WATCHDOG_EXIT = {75: 1, 76: 2}
+
+
+def _without(args: list[str], flag: str) -> list[str]:
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == flag:
+            skip = True
+        else:
+            out.append(a)
+    return out
+
+
+def _parent_gone(parent_pid: int | None) -> bool:
+    return bool(parent_pid) and not _alive(parent_pid)
 
 
 # --------------------------------------------------------------------------------------

@@ -52,11 +52,13 @@ MODULE_TIERS = {
     "test_pico_board": "board",
     "test_history": "host", "test_history_board": "board",
     "test_misdeal": "host",
+    "test_pico_survive": "board",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
     ("test_vectors", "test_vectors_on_micropython_vm"): "vm",
     ("test_main_loop", "test_main_loop_on_micropython"): "vm",
+    ("test_main_loop", "test_mem_on_micropython"): "vm",
     ("test_settlement_vm", "test_the_rounds_cover_the_rules"): "host",
     ("test_flash", "test_sys_mpy_and_header_decoding"): "host",
     ("test_flash", "test_loadable_follows_the_mpy_loader_rules"): "host",

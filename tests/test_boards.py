@@ -9,7 +9,7 @@ from host_tools.vm import run_script
 
 REAL = ("pico", "esp32_devkitc")
 FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins",
-             "service_switch")
+             "service_switch", "watchdog")
 
 
 @pytest.mark.parametrize("name", boards.BOARDS)

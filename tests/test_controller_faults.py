@@ -315,8 +315,11 @@ def test_a_display_that_fails_after_a_command_keeps_the_reply_and_halts():
     d.broken = True
     r = ctl.command(auth_line(KEY, 1, 'config {"game":"nj-5card","seats":2}'))
     assert r["ok"] and r["game"] == "nj-5card"  # applied and journalled: the reply stands
-    assert [a["code"] for a in ctl.active_tilts()] == ["internal_error"]
+    assert [a["code"] for a in ctl.active_tilts()] == ["display_fault"]
     assert ctl.command("wager 1 ante=5")["error"]["code"] == "tilted"
+    # Once an operator clears it, the table plays on without the display (issue 11).
+    assert ctl.command(auth_line(KEY, 2, "tilt-clear op1"))["ok"]
+    assert ctl.display is None and ctl.command("wager 1 ante=5")["ok"]
     # A display broken at boot: the boot finishes, halted.
     ctl2 = Controller("", fs=FaultFS(_fresh()), clock=lambda: 1000, display=d)
     ctl2.boot()

@@ -7,44 +7,83 @@
 # instead; both paths end in the same Controller.command().
 import json
 
+import gc
+
 from pitboss import board as _board
 from pitboss import integrity
 from pitboss.controller import Controller
-from pitboss.display import TableDisplay
-from pitboss.cards import name
 from pitboss.compat import missing
-from pitboss.deckmap import DEFAULT_PATH, DeckError, DeckMap, Registration, uid_hex
-from pitboss.mfrc522 import MFRC522
 from pitboss.errors import Refused
-from pitboss.shoe import RFIDShoe, SerialShoe
+from pitboss.shoe import SerialShoe
 
+# The display (framebuf, TableDisplay) and the RFID reader (MFRC522, deck map, RFIDShoe)
+# are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module
+# imported is heap held for good (issue 11's budget).
 _app = None
-_LINE_MAX = 512  # a longer line is cut there (and then refused as malformed)
+_LINE_MAX = 512  # a longer line is refused whole (bad_format), never cut and run
+# Bytes taken from the serial line per pass before the shoe is served again: the line is
+# drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
+# megabyte of junk cannot starve the shoe's UART (256-byte rxbuf, ~270 ms at 9600 baud).
+_DRAIN_MAX = 1024
+# A collection whenever this many bytes were allocated since the last one: MicroPython
+# otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
+# take the free heap down to nothing between collections. Measured on the emulated Pico:
+# without it the lowest free heap in a session was 39.9 KB, with it 105.8 KB (117 KB
+# free after boot; docs/bench.md).
+GC_EVERY = 16384
+# Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
+# 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
+WDT_MS = 8000
 
 
 class App:
     def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None):
         self.hw = hw
         self.display = None
+        # A wired peripheral that is missing or fails at boot (a loose I2C cable, no
+        # MFRC522 on the SPI bus) is a tilt once the controller can record it, and the
+        # table runs without it where the game allows (issue 11): never a boot that fails.
+        faults = []
         if "display" in hw.PERIPHERALS:
-            self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH, hw.DISPLAY_HEIGHT)
+            try:
+                from pitboss.display import TableDisplay
+
+                self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH,
+                                            hw.DISPLAY_HEIGHT)
+            except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
+                faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
         self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
                               display=self.display,
                               integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
         # table's shoe; without a registered deck the serial shoe is.
         self.reader = self.deckmap = self.registration = None
-        self._deck_path = root + DEFAULT_PATH
+        self._deck_path = None
         if "rfid" in hw.PERIPHERALS:
-            self.reader = MFRC522(*hw.rfid())
-            self.deckmap = _load_deckmap(self._deck_path, self.ctl)
+            self._deck_path = root + _DECK_PATH
+            try:
+                from pitboss.mfrc522 import MFRC522
+
+                self.reader = MFRC522(*hw.rfid())
+            except Exception as e:  # RFIDError (no chip answers), OSError from the bus
+                faults.append(("shoe_fault", "rfid reader: %s %s" % (type(e).__name__, e)))
+            # pitboss.deckmap only once a map exists (a serial-shoe table never needs it);
+            # deck-register brings it in.
+            if self.reader is not None and _exists(self._deck_path):
+                self.deckmap = _load_deckmap(self._deck_path, self.ctl)
         self.shoe = self._make_shoe()
         self.ctl.on_new_round = self._new_shuffle
         self.ctl.auth_commands["deck-register"] = self.cmd_deck_register
         self.ctl.auth_commands["provision"] = self.cmd_provision
         self.ctl.commands["deck"] = self.cmd_deck
         self.ctl.commands["verify"] = self.cmd_verify
+        self.ctl.commands["mem"] = self.cmd_mem
         self.boot = self.ctl.boot()
+        for code, why in faults:
+            self.ctl.raise_tilt(code, why[:80])
+        self.faults = [c for c, _ in faults]  # the peripherals that failed at boot
+        gc.collect()
+        self.min_free = _mem_free()
         self._prime_shoe()
 
     def _prime_shoe(self):
@@ -55,6 +94,33 @@ class App:
         if last is not None and isinstance(self.shoe, SerialShoe):
             dec = self.shoe.decoder
             dec.last_seq, dec.last_card = last
+
+    # ---- memory (issue 11's heap budget) ---------------------------------------------
+    def note_mem(self):
+        """The main loop calls this after each pass that did work: the lowest free heap
+        seen since boot (garbage included, so a lower bound on what was really free)."""
+        f = _mem_free()
+        if f is not None and (self.min_free is None or f < self.min_free):
+            self.min_free = f
+
+    def cmd_mem(self, args):
+        """mem: {free, alloc, min_free, max_block, up_ms} in bytes after a collection; max_block
+        (the largest single allocation that would succeed) is found by trial allocations
+        bisected between 0 and free, done only here, on request. None on a port without
+        gc.mem_free (CPython)."""
+        import time
+
+        # up_ms: chip time since reset when this line is taken (the boot budget)
+        up = getattr(time, "ticks_ms", None)
+        up = up() if up is not None else None
+        gc.collect()
+        free = _mem_free()
+        self.note_mem()
+        if free is None:
+            return {"free": None, "alloc": None, "min_free": None, "max_block": None,
+                    "up_ms": up}
+        return {"free": free, "alloc": gc.mem_alloc(), "min_free": self.min_free,
+                "max_block": _max_block(free), "up_ms": up}
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -104,7 +170,9 @@ class App:
             raise Refused("bad_args", str(e))
 
     def _make_shoe(self):
-        if self.deckmap is not None and len(self.deckmap):
+        if self.reader is not None and self.deckmap is not None and len(self.deckmap):
+            from pitboss.shoe import RFIDShoe
+
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
         return SerialShoe(self.hw.shoe_uart(), alarm=self.ctl.shoe_alarm)
 
@@ -143,11 +211,17 @@ class App:
             if not args[0].isdigit():
                 raise Refused("bad_args", "usage: deck-register [52|53], got %r" % args[0])
             size = int(args[0])
+        from pitboss.deckmap import DeckMap, Registration
+
+        if self.deckmap is None:
+            self.deckmap = DeckMap()
         self.registration = Registration(self.deckmap, size=size)
         return self.cmd_deck(())
 
     def cmd_deck(self, args):
         """Registration progress, or the registered decks."""
+        from pitboss.cards import name
+
         reg = self.registration
         if reg is not None:
             nxt = reg.expected()
@@ -155,11 +229,14 @@ class App:
                     "next": name(nxt) if nxt is not None else None}
         n = len(self.deckmap) if self.deckmap is not None else 0
         return {"registering": False, "decks": n,
-                "shoe": "rfid" if isinstance(self.shoe, RFIDShoe) else "serial"}
+                "shoe": "serial" if isinstance(self.shoe, SerialShoe) else "rfid"}
 
     def _register_poll(self):
-        reader, reg, dm = self.reader, self.registration, self.deckmap
-        if reader is None or reg is None or dm is None:
+        from pitboss.cards import name
+        from pitboss.deckmap import DeckError, uid_hex
+
+        reader, reg, dm, path = self.reader, self.registration, self.deckmap, self._deck_path
+        if reader is None or reg is None or dm is None or path is None:
             return []
         try:
             uid = reader.read_uid()
@@ -174,13 +251,15 @@ class App:
         reply = {"ok": True, "registered": name(card), "uid": uid_hex(uid)}
         if reg.done():
             reply["deck"] = reg.commit()
-            dm.save(self._deck_path)  # atomic: temp, sync, rename
+            dm.save(path)  # atomic: temp, sync, rename
             self.registration = None
             self.shoe = self._make_shoe()
         return [reply]
 
 
 def _load_deckmap(path, ctl):
+    from pitboss.deckmap import DeckError, DeckMap
+
     try:
         return DeckMap.load(path)
     except OSError as e:
@@ -191,6 +270,41 @@ def _load_deckmap(path, ctl):
         # A damaged map must not be guessed from: halt until a deck is registered again.
         ctl.raise_tilt("shoe_fault", "deck map: %s" % e)
         return DeckMap()
+
+
+_DECK_PATH = "/deckmap.txt"  # pitboss.deckmap.DEFAULT_PATH (test_main_loop checks)
+
+
+def _exists(path):
+    import os
+
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _mem_free():
+    f = getattr(gc, "mem_free", None)  # MicroPython only
+    return f() if f is not None else None
+
+
+def _max_block(free):
+    """The largest bytearray that can be allocated now: bisected by trial allocations,
+    each dropped at once (MicroPython has no API for the largest free block)."""
+    lo, hi = 0, free
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            b = bytearray(mid)
+        except MemoryError:
+            hi = mid - 1
+        else:
+            b = None
+            lo = mid
+        gc.collect()
+    return lo
 
 
 def _dice_rng():
@@ -273,36 +387,46 @@ def screen():
 
 
 # ---- the main loop on a real board ----------------------------------------------------
-_REFUSED = json.dumps({"ok": False, "error": {
+_REFUSED = {"ok": False, "error": {
     "code": "bad_format",
-    "message": "line refused: not printable ASCII, or longer than %d bytes" % _LINE_MAX}})
+    "message": "line refused: not printable ASCII, or longer than %d bytes" % _LINE_MAX}}
 
 
 class LineReader:
     """Bytes in, protocol lines out. A line ends at CR or LF; one holding a byte outside
-    printable ASCII (Ctrl-C, NUL, 0xFF...) or longer than _LINE_MAX is refused whole,
-    never cut and run. feed(byte) -> None (no line yet), a str line, or False (refused)."""
+    printable ASCII (Ctrl-C, NUL, 0xFF, invalid UTF-8...) or longer than _LINE_MAX is
+    refused whole, never cut and run: the rest of a long line is discarded up to its
+    newline. feed(byte) -> None (no line yet), a str line, or False (refused). The line
+    buffer is allocated once."""
 
     def __init__(self):
-        self.buf = bytearray()
+        self.buf = bytearray(_LINE_MAX)
+        self.n = 0
         self.bad = False
 
     def feed(self, b):
         if b == 10 or b == 13:
+            n = self.n
+            self.n = 0
             if self.bad:
-                self.buf = bytearray()
                 self.bad = False
                 return False
-            if not self.buf:
+            if not n:
                 return None
-            line = self.buf.decode()
-            self.buf = bytearray()
-            return line
-        if b < 32 or b > 126 or len(self.buf) >= _LINE_MAX:
+            return bytes(self.buf[:n]).decode()  # printable ASCII only: cannot fail
+        if self.bad:
+            return None
+        if b < 32 or b > 126 or self.n >= _LINE_MAX:
             self.bad = True
-        elif not self.bad:
-            self.buf.append(b)
+        else:
+            self.buf[self.n] = b
+            self.n += 1
         return None
+
+
+def _internal(where, e):
+    return {"ok": False, "error": {"code": "internal",
+                                   "message": ("%s: %r" % (where, e))[:80]}}
 
 
 def _answer(a, line, write):
@@ -310,19 +434,18 @@ def _answer(a, line, write):
         write(_REFUSED)
         return
     try:
-        write(json.dumps(a.ctl.command(line)))
+        reply = a.ctl.command(line)
     except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
-        write(json.dumps({"ok": False, "error": {"code": "internal",
-                                                 "message": repr(e)[:80]}}))
+        reply = _internal("command", e)
+    write(reply)
 
 
 def _deal(a, write):
     try:
         for reply in a.poll():
-            write(json.dumps(reply))
+            write(reply)
     except Exception as e:  # noqa: BLE001
-        write(json.dumps({"ok": False, "error": {"code": "internal",
-                                                 "message": "shoe: %r" % (e,)}}))
+        write(_internal("shoe", e))
 
 
 class _Down:
@@ -336,8 +459,21 @@ class _Down:
     def poll(self):
         return []
 
+    def note_mem(self):
+        pass
+
     def command(self, line):
         return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
+
+
+def json_writer(stream):
+    """write(reply) for the serial line: json.dump streams the reply straight into the
+    port (MicroPython's json writes piece by piece), so a `recall 50` never becomes one
+    large string on the heap."""
+    def write(reply):
+        json.dump(reply, stream)
+        stream.write("\n")
+    return write
 
 
 def main():
@@ -348,25 +484,42 @@ def main():
     import micropython
 
     micropython.kbd_intr(-1)  # again: main() may be called without /main.py
+    hw = _board.get()
     try:
         a = app()
         if a.display is not None and not a.ctl.tilt.tilted:
             a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
     except Exception as e:  # noqa: BLE001
         a = _Down(repr(e)[:120])
+    write = json_writer(sys.stdout)
+    gc.collect()
+    threshold = getattr(gc, "threshold", None)  # MicroPython only
+    if threshold is not None:
+        threshold(GC_EVERY)
     rom = sys.modules.get("pitboss_board")
-    if rom is not None and getattr(_board.get(), "EVENT_DRIVEN", False):
+    if rom is not None and getattr(hw, "EVENT_DRIVEN", False):
         # The virtual board behind its bridge: the VM cannot block on stdin, so the
         # bridge (bridge.mjs) calls one pass of the loop per burst of input instead.
         reader = LineReader()
-        setattr(rom, "main_loop", lambda data: pump(a, reader, data, print))
+        setattr(rom, "main_loop", lambda data: pump(a, reader, data, write))
         return
+    # The watchdog starts only now: boot (integrity hashes, journal replay) may take
+    # longer than its period. From here a pass that hangs resets the board, and the boot
+    # replays the round from the journal (docs/journal.md).
+    wdt = None
+    try:
+        make = getattr(hw, "watchdog", None)
+        wdt = make(WDT_MS) if make is not None else None
+    except Exception as e:  # noqa: BLE001  (a table without a watchdog still plays)
+        write(_internal("watchdog", e))
     while True:  # never exits: anything a pass raises is answered and the loop goes on
         try:
-            serve(a, sys.stdin, print)
+            serve(a, sys.stdin, write, wdt=wdt)
         except Exception as e:  # noqa: BLE001
-            print(json.dumps({"ok": False, "error": {"code": "internal",
-                                                     "message": repr(e)[:80]}}))
+            try:
+                write(_internal("loop", e))
+            except Exception:  # noqa: BLE001  (even the port failing must not end it)
+                pass
 
 
 def pump(a, reader, data, write):
@@ -377,24 +530,43 @@ def pump(a, reader, data, write):
         if line is not None:
             _answer(a, line, write)
     _deal(a, write)
+    a.note_mem()
 
 
-def serve(a, stream, write, poll_ms=10):
+def serve(a, stream, write, poll_ms=10, wdt=None):
     """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
     stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
-    has one), so no input can raise a decoding error here."""
+    has one), so no input can raise a decoding error here. Each pass feeds the watchdog,
+    takes every byte waiting (up to _DRAIN_MAX, then the shoe is served and the next pass
+    goes on at once), answers each complete line and deals the shoe's cards."""
     import select
 
     poller = select.poll()
     poller.register(stream, select.POLLIN)
+    # ipoll and readinto allocate nothing per byte (MicroPython's ipoll reuses its tuple);
+    # CPython has only poll.
+    poll = getattr(poller, "ipoll", poller.poll)
     raw = getattr(stream, "buffer", stream)
+    one = bytearray(1)
     reader = LineReader()
+    wait = poll_ms
     while True:
+        if wdt is not None:
+            wdt.feed()
         _deal(a, write)
-        for _ in poller.poll(poll_ms):
-            ch = raw.read(1)
-            if not ch:
+        got = 0
+        while got < _DRAIN_MAX and _ready(poll, wait if not got else 0):
+            if not raw.readinto(one):
                 return  # the host closed the line (a board's USB serial never does)
-            line = reader.feed(ch[0] if isinstance(ch, bytes) else ord(ch))
+            got += 1
+            line = reader.feed(one[0])
             if line is not None:
                 _answer(a, line, write)
+                a.note_mem()
+        wait = 0 if got >= _DRAIN_MAX else poll_ms
+
+
+def _ready(poll, ms):
+    for _ in poll(ms):
+        return True
+    return False

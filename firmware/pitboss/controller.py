@@ -883,12 +883,14 @@ class Controller:
 
     # ---- display -----------------------------------------------------------------------
     def _show(self):
-        """Redraw the display. A display that fails halts play (internal_error) but
-        never undoes or hides the command that was applied and journalled."""
+        """Redraw the display. A display that fails is a display_fault tilt (play halts
+        until an operator clears it) and is let go: the table then runs without it
+        (issue 11). It never undoes or hides the command that was applied and journalled."""
         try:
             self._draw()
         except Exception as e:
-            self._fault(e)
+            self.display = None
+            self.raise_tilt("display_fault", ("display: %s %s" % (type(e).__name__, e))[:80])
 
     def _draw(self):
         d = self.display

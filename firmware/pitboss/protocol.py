@@ -6,7 +6,7 @@
 # never bad input: it is answered "internal_error" (the table controller also tilts).
 import json
 
-from pitboss import evaluator, profiles
+from pitboss import profiles
 from pitboss.cards import names, parse_hand
 from pitboss.errors import Refused
 
@@ -15,6 +15,9 @@ VERSION = "0.1.0"
 
 def rank_reply(gid, cards, best=False):
     """The reply to `rank`/`best`; the host's `pitboss rank` prints the same fields."""
+    # Imported here: a board boots without the evaluator until a game or `rank` needs it.
+    from pitboss import evaluator
+
     p = profiles.get(gid)
     ids = parse_hand(cards)
     if best:

@@ -42,6 +42,7 @@ CODES = (
     "rfid_collision",  # RFID: two tags in the field at once
     "rfid_wrong_deck",  # RFID: a tag of another registered deck than the one dealt
     "journal_full",  # the journal's flash budget is used up by records not yet exported
+    "display_fault",  # the table display is missing or failed; the table runs without it
 )
 _VERSION = 1
 _DETAIL_MAX = 80

@@ -4,7 +4,13 @@
 // behind a pseudo-terminal (`pitboss board start --kind pico`).
 //
 //   node host_tools/pico/board.mjs --uf2 FILE --bootrom FILE --flash FILE
-//        [--ctl SOCKET] [--gpio N=0|1]... [--no-display] [--no-rfid]
+//        [--ctl SOCKET] [--gpio N=0|1]... [--no-display] [--no-rfid] [--reset-reason N]
+//
+// A watchdog reset (the WDT not fed, or machine.reset()) ends this process with exit code
+// WATCHDOG_EXIT after the flash file is complete; vboard's daemon then starts the chip
+// again from that flash behind the same pty, with --reset-reason set, so the firmware's
+// machine.reset_cause() reads WDT_RESET as on the chip. rp2040js 1.4.1 only logs a
+// watchdog trigger.
 //
 // The five rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3), and the
 // run loop below (5: an idle chip with no timer armed waits for input instead of spinning).
@@ -19,6 +25,7 @@ import { MFRC522 } from './mfrc522.mjs';
 import { serveControl } from './control.mjs';
 
 const NS_PER_CYCLE = 8; // 125 MHz
+const WATCHDOG_EXIT = 75; // host_tools/vboard.py: WATCHDOG_EXIT
 const SLICE = 200000;   // instructions between looks at the host's input
 
 function parseArgs(argv) {
@@ -33,7 +40,8 @@ function parseArgs(argv) {
     else if (k === '--gpio') {
       const [pin, level] = v().split('=');
       a.gpio[Number(pin)] = Number(level) ? 1 : 0;
-    } else if (k === '--no-display') a.display = false;
+    } else if (k === '--reset-reason') a.resetReason = Number(v());
+    else if (k === '--no-display') a.display = false;
     else if (k === '--no-rfid') a.rfid = false;
     else throw new Error(`unknown argument ${k}`);
   }
@@ -76,6 +84,18 @@ function powerCut(reason) {
 }
 
 const flash = new FlashFile(mcu, args.flash, powerCut);
+
+// The watchdog (WATCHDOG_BASE): its REASON register as the chip keeps it across the reset
+// (1 = timer, 2 = forced), and a trigger ends this run for the daemon to restart.
+const watchdog = mcu.peripherals[0x40058];
+if (args.resetReason) watchdog.reason = args.resetReason;
+watchdog.onWatchdogTrigger = () => {
+  running = false;
+  log(`watchdog reset (reason ${watchdog.reason}) at cycle ${core.cycles}, ${clock.nanos} ns`);
+  flushOut();
+  flash.close();
+  process.exit(WATCHDOG_EXIT + (watchdog.reason === 2 ? 1 : 0));
+};
 // Load the firmware from the UF2 over whatever the file held, as the USB bootloader would.
 loadUF2(args.uf2, mcu.flash);
 flash.writeAll();
@@ -105,9 +125,17 @@ function wake() {
   }
 }
 
+let hung = false;  // control 'hang': no instruction runs, the clock (and watchdog) go on
+
 function run() {
   scheduled = false;
   let idle = false;
+  if (hung) {
+    clock.tick(SLICE * NS_PER_CYCLE);  // a watchdog reset ends the process from in here
+    flushOut();
+    wake();
+    return;
+  }
   for (let i = 0; i < SLICE; i++) {
     if (core.waiting) {
       const next = clock.nanosToNextAlarm;
@@ -148,6 +176,7 @@ if (args.ctl) {
     mcu, core, clock, flash, uarts, gpio, display, rfid, stats, wake,
     cutAt(cycle) { cutAtCycle = cycle; },
     cutNow() { powerCut('now (host)'); },
+    hang() { hung = true; log(`hung by the host at cycle ${core.cycles}`); wake(); },
   });
 }
 wake();

@@ -11,6 +11,9 @@
 //   {"cmd": "rfid", "present": b, "deck": [...], "replace": b, "crc_stalls": b, "irq_stalls": b}
 //   {"cmd": "gpio", "pin": N, "value": 0|1|null}        null: back to its pull resistor
 //   {"cmd": "flash"}                                    flash operation counts
+//   {"cmd": "hang"}                                     the core stops executing (a chip
+//                                                       stuck with interrupts off); time and
+//                                                       the watchdog run on
 import { createServer } from 'node:net';
 import { unlinkSync } from 'node:fs';
 
@@ -54,6 +57,9 @@ export function serveControl(path, board) {
         else if (req.value !== undefined) gpio.set(req.pin, req.value);
         board.wake();
         return reply({ ok: true, pins: gpio.snapshot() });
+      case 'hang':
+        board.hang();
+        return reply({ ok: true, cycles: core.cycles, ns: clock.nanos });
       case 'flash':
         return reply({ ops: flash.ops, erased: flash.bytesErased, programmed: flash.bytesProgrammed });
       default:

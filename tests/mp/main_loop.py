@@ -8,5 +8,5 @@ import boards.virtual as hw  # noqa: E402
 import pitboss.app as A  # noqa: E402
 
 A._app = A.App(hw, root="/flashroot", check_firmware=False)
-A.serve(A._app, sys.stdin, print)
+A.serve(A._app, sys.stdin, A.json_writer(sys.stdout))
 print("MAIN-RETURNED")
