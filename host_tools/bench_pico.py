@@ -11,6 +11,14 @@ emulator runs 2.5-5x slower than the chip on a loaded 2-core machine.
                           the first rank with that app up (a MemoryError is reported), and
                           a soft reset before the figures below
     one rank              evaluator.score on the board, five-card hands, mean (ticks_us)
+    issue-13 figures      host_tools/bench_board.py on the flashed firmware (native5 for
+                          armv6m): rank / empty 5-arg call from a list, a bytes frame, seven
+                          cards; the Pai Gow round (house way + 6 seats); gc.mem_alloc()
+                          over 10,000 ranks with the GC off; sampled five-card hands of
+                          every five-card game, digested and compared with CPython's.
+                          Timed with time.ticks_us(): on the emulated Pico that is the
+                          RP2040 timer, run from the emulator's clock, so chip us (x 125 =
+                          cycles); the control socket's cycle count spans the script
     round                 one round of each game: wagers, 9600-baud UART1 shoe, decisions,
                           settlement (everything, wire time included); settle alone
     all vectors           pitboss.vectors on the board over every tests/vectors file
@@ -80,11 +88,13 @@ def measure(quick=False, progress=print):
         flashing.flash(port, progress=None)
         out["flash"] = {"chip_s": (_ns(ctl) - n0) / 1e9, "wall_s": time.monotonic() - t0}
         progress("pico: flashed")
-        # Power cycle from the flash just written: main.py runs the app at power-on.
+        # Power cycle from the flash just written, the service switch released
+        # (production): main.py runs the app, which draws READY.
         flash_dir = st["flash_dir"]
         stop(state)
         t0 = time.monotonic()
-        st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid())
+        st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(),
+                   service=False)
         ctl = control_for(st["port"])
         last, stable = -1, 0
         deadline = time.monotonic() + 300
@@ -94,18 +104,28 @@ def measure(quick=False, progress=print):
             last = d["writes"]
             time.sleep(0.5)
         c = ctl.cycles()
+        ready = d.get("last_write_ns")
         out["boot"] = {"usb_ms": c["boot_ready_ns"] / 1e6,
-                       "ready_ms": d["last_write_ns"] / 1e6,
+                       "ready_ms": None if ready is None else ready / 1e6,
                        "wall_s": time.monotonic() - t0}
+        if ready is None:
+            out["notes"].append("boot to ready: the display was never drawn in 300 s")
         progress("pico: booted")
+        # Power cycle again, in service mode (the switch held): production keeps the port
+        # from the REPL, which the figures below are taken through.
+        stop(state)
+        st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid())
+        ctl = control_for(st["port"])
         b = Board(st["port"])
         try:
+            reps = 1 if quick else 5
+            # The app up as main.py starts it in production: the first rank is where a
+            # chip runs out.
+            b.exec("import pitboss.app as A\nA.app()")
             out["mem_free_after_boot"] = int(b.exec(
                 "import gc\ngc.collect()\nprint(gc.mem_free())").strip())
             sample(b)
-            reps = 1 if quick else 5
-            # As main.py left it (the app up): the first rank is where a chip runs out.
-            booted = _step(out, "first rank after power-on (main.py's app up)",
+            booted = _step(out, "first rank after power-on (the app up)",
                            lambda: float(b.exec(_RANK % (1, 1)).strip()))
             out["first_rank_after_boot"] = "ok" if booted is not None else "failed"
             # The rest from a soft reset (no app until a command imports it), which is how
@@ -202,18 +222,7 @@ def chip_figures(b, ctl, quick=False, progress=print):
     res["script_chip_s"] = (c1["ns"] - c0["ns"]) / 1e9
     res["script_wall_s"] = time.monotonic() - t0
     progress("pico: issue-13 figures (%.0f s wall)" % res["script_wall_s"])
-    if res.get("sample"):
-        res["sample_host"] = host_sample_digests(cfg["sample"], cfg.get("seed", 2024))
-    return res
-
-
-def host_sample_digests(n, seed):
-    """The sampled hands' digests on CPython (host tables: the rule core's scores)."""
-    from host_tools import bench_board, hostfast
-    from pitboss import evaluator, profiles
-    hostfast.install()
-    return {g: r["sha256"] for g, r in
-            bench_board.sample_five(evaluator, profiles, n, seed).items()}
+    return bench_device.with_host_samples(res, cfg)
 
 
 def _round(b, t, conf, ctl, game, out):
@@ -252,7 +261,9 @@ def render(p):
              % (p["flash"]["chip_s"], p["flash"]["wall_s"]))
     b = p["boot"]
     L.append("  boot to USB serial      %8.1f ms chip" % b["usb_ms"])
-    L.append("  boot to ready (READY)   %8.1f ms chip  %6.1f s wall" % (b["ready_ms"], b["wall_s"]))
+    if b["ready_ms"] is not None:
+        L.append("  boot to ready (READY)   %8.1f ms chip  %6.1f s wall"
+                 % (b["ready_ms"], b["wall_s"]))
     if p.get("rank_us") is not None:
         L.append("  one rank (nj-5card)     %8.1f us chip" % p["rank_us"])
     for g, r in p["rounds"].items():
