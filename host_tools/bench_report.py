@@ -19,7 +19,6 @@ TARGETS = {
     "cpython_five_vs_treys_min": 2.0,
     "allsix_census_s_max": 60.0,
 }
-PICO_PENDING = "pending: the emulated Pico (rp2040js) is not wired in yet"
 
 
 def _g(d, *keys):
@@ -88,6 +87,8 @@ def targets(res):
                                           a6.get("hands") == 20358520)))
     nat = _g(res, "native", "native")
     vm = _g(res, "board", "mpy") or _g(res, "board", "as flashed")
+    pico = res.get("pico")
+    chip = _g(pico, "chip")
     for key, label, tmax in (
             ("pitboss_floor_ratio", "five-card rank from a list <= 2.5x an empty 5-arg call",
              TARGETS["board_list_ratio_max"]),
@@ -95,7 +96,7 @@ def targets(res):
              TARGETS["board_frame_ratio_max"]),
             ("seven_floor_ratio", "seven-card best-five rank <= 4x",
              TARGETS["board_seven_ratio_max"])):
-        rows.append(("Pico: " + label, PICO_PENDING, None))
+        rows.append(("Pico: " + label,) + _pico_ratio(pico, chip, key, tmax))
         v = _g(nat, key)
         rows.append(("  unix port, native5 (%s): %s" % (_g(res, "native", "arch"), label),
                      "n/a" if v is None else "%.2fx" % v,
@@ -104,9 +105,13 @@ def targets(res):
         rows.append(("  WebAssembly VM (bytecode, no native emitter): " + label,
                      "n/a" if v is None else "%.2fx" % v,
                      None if v is None else v <= tmax))
-    rows.append(("Pico: Pai Gow round, house way + 6 seats, < 2 ms at 125 MHz", PICO_PENDING,
-                 None))
-    for nm, b in (("unix port, native5", nat), ("WebAssembly VM", vm)):
+    rows.append(("Pico: Pai Gow round, house way + 6 seats, < 2 ms at 125 MHz",)
+                + _pico_paigow(pico, chip))
+    if chip:
+        rows.append(("Pico: exact on every vector and on sampled five-card hands of every "
+                     "five-card game (vs CPython)",) + _pico_exact(pico, chip))
+    for nm, b in (("Pico (native5, armv6m)", chip), ("unix port, native5", nat),
+                  ("WebAssembly VM", vm)):
         if b:
             al, af = b.get("alloc_list_bytes"), b.get("alloc_frame_bytes")
             rows.append(("%s: 0 B allocated over %s ranks, GC off (list, frame)"
@@ -129,6 +134,69 @@ def targets(res):
                          "= host" if host.get(g) == r["sha256"] else "DIFFERS")
                          for g, r in sorted(ex.items())), ok))
     return rows
+
+
+def _pico_why(pico):
+    """Why a Pico row has no figure: not run, or the step failed on the chip."""
+    if not pico:
+        return "pending: run pitboss bench --port pico"
+    notes = [n for n in pico.get("notes", ()) if n.startswith("issue-13")]
+    return "not measured: " + (notes[0] if notes else "no figures from the board script")
+
+
+def _cyc(ns):
+    return "%.1f us = %.0f cycles" % (ns / 1e3, ns * 0.125)  # 125 MHz: 0.125 cycles/ns
+
+
+def _pico_ratio(pico, chip, key, tmax):
+    v = _g(chip, key)
+    if v is None:
+        return _pico_why(pico), None
+    ns, floor = {"pitboss_floor_ratio": ("pitboss_ns", "floor_ns"),
+                 "frame_floor_ratio": ("frame_ns", "floor_ns"),
+                 "seven_floor_ratio": ("seven_ns", "floor_ns")}[key]
+    return ("%.2fx (%s; empty call %s)" % (v, _cyc(chip[ns]), _cyc(chip[floor])),
+            v <= tmax)
+
+
+def _pico_paigow(pico, chip):
+    v = _g(chip, "paigow_ms")
+    if v is None:
+        return _pico_why(pico), None
+    hw = chip.get("paigow_house_way_ms")
+    parts = ""
+    if hw is not None:
+        parts = "; the banker's house way alone %.2f ms" % hw
+        if chip.get("paigow_ways_ms") is not None:
+            parts += " (its 21 settings %.2f ms, with their 42 ranks %.2f ms)" % (
+                chip["paigow_settings_ms"], chip["paigow_ways_ms"])
+    return ("%.2f ms = %.2f M cycles%s" % (v, v * 0.125, parts),
+        v < TARGETS["paigow_round_ms_max"])
+
+
+def _pico_exact(pico, chip):
+    """Every vector (pitboss.vectors on the Pico) and the sampled hands' digests against
+    CPython's; the vectors are run only in a full (not --quick) Pico run."""
+    parts, failed, complete = [], False, True
+    vec = _g(pico, "vectors", "summary")
+    if vec and vec.startswith("VECTORS "):
+        npass, nfail = (int(x) for x in vec.split()[1:3])
+        parts.append("vectors %d passed, %d failed" % (npass, nfail))
+        failed = failed or nfail > 0 or npass == 0
+    else:
+        parts.append("vectors not run" if vec is None else "vectors: %s" % vec)
+        complete = complete and vec is None
+        failed = failed or vec is not None
+    smp, host = chip.get("sample") or {}, chip.get("sample_host") or {}
+    for g, r in sorted(smp.items()):
+        same = host.get(g) == r["sha256"]
+        parts.append("%s %d hands, %d list/frame mismatches, digest %s" % (
+            g, r["hands"], r["mismatches"], "= CPython" if same else "DIFFERS"))
+        failed = failed or not same or r["mismatches"] > 0
+    complete = complete and bool(smp) and vec is not None
+    if smp:
+        parts.insert(1, "%d sampled hands in all" % sum(r["hands"] for r in smp.values()))
+    return "; ".join(parts), (False if failed else True if complete else None)
 
 
 def _ms(s):
@@ -185,12 +253,15 @@ def render(res):
                             (b, "as flashed", "board")):
         if src and isinstance(src.get(key), dict) and "floor_ns" in src[key]:
             cols.append((label, src[key]))
+    chip = _g(res, "pico", "chip")
+    if isinstance(chip, dict) and "floor_ns" in chip:
+        cols.append(("Pico @125MHz", chip))
     if cols:
         L.append("")
-        L.append("MicroPython (ratios to an empty 5-arg call are cycle-comparable; the Pico "
-                 "column awaits the emulated Pico)")
-        L.append("  %-44s %s  %-14s" % ("", "  ".join("%-14s" % c for c, _ in cols),
-                                         "Pico @125MHz"))
+        L.append("MicroPython (ratios to an empty 5-arg call are cycle-comparable; %s)"
+                 % ("Pico: chip time, ns (cycles at 125 MHz)" if chip else
+                    "Pico: pitboss bench --port pico"))
+        L.append("  %-44s %s" % ("", "  ".join("%-14s" % c for c, _ in cols)))
         for label, key, fmt in (
                 ("five-card rank, list / empty call", "pitboss_floor_ratio", "%.2fx"),
                 ("five-card rank, bytes frame / empty call", "frame_floor_ratio", "%.2fx"),
@@ -199,16 +270,19 @@ def render(res):
                 ("five-card rank, ns", "pitboss_ns", "%.0f"),
                 ("treys _five / empty call", "treys_floor_ratio", "%.2fx"),
                 ("Pai Gow round (house way + 6 seats), ms", "paigow_ms", "%.3f"),
+                ("  of it the banker's house way, ms", "paigow_house_way_ms", "%.3f"),
                 ("bytes allocated, 10,000 list ranks", "alloc_list_bytes", "%d"),
                 ("bytes allocated, 10,000 frame ranks", "alloc_frame_bytes", "%d"),
                 ("heap held by tables, all five-card (B)", "pitboss_tables_all_bytes", "%d"),
                 ("first rank incl. table load, us", "pitboss_first_rank_us", "%d")):
             cells = []
-            for _, r in cols:
+            for c, r in cols:
                 v = r.get(key)
-                cells.append("n/a" if v is None else fmt % v)
-            L.append("  %-44s %s  %-14s" % (label, "  ".join("%-14s" % x for x in cells),
-                                             "(cycles, us)"))
+                cell = "n/a" if v is None else fmt % v
+                if v is not None and c.startswith("Pico") and key.endswith("_ns"):
+                    cell += " (%.0f)" % (v * 0.125)
+                cells.append(cell)
+            L.append("  %-44s %s" % (label, "  ".join("%-14s" % x for x in cells)))
         if n and n.get("cross"):
             L.append("  pitboss flash builds native5 for: " + ", ".join(
                 "%s %s (%s B)" % (bd, r.get("arch"), r.get("native_bytes"))
@@ -272,7 +346,8 @@ def plot(res, path):
     labels, vals = [], []
     for src, key, label in ((res.get("native"), "native", "unix\nnative5"),
                             (res.get("native"), "mpy", "unix\n.mpy"),
-                            (res.get("board"), "mpy", "VM\n.mpy")):
+                            (res.get("board"), "mpy", "VM\n.mpy"),
+                            (res.get("pico"), "chip", "Pico\narmv6m")):
         r = _g(src, key)
         if isinstance(r, dict) and r.get("pitboss_floor_ratio"):
             for k, nm in (("pitboss_floor_ratio", "list"), ("frame_floor_ratio", "bytes")):
@@ -282,7 +357,7 @@ def plot(res, path):
     ax.axhline(TARGETS["board_list_ratio_max"], color="k", ls="--", lw=1)
     ax.axhline(TARGETS["board_frame_ratio_max"], color="k", ls=":", lw=1)
     ax.set_title("MicroPython: five-card rank / empty 5-arg call\n(targets 2.5x list, "
-                 "1.8x bytes; Pico pending)", fontsize=9)
+                 "1.8x bytes)", fontsize=9)
     ax.tick_params(axis="x", labelsize=7)
     for i, v in enumerate(vals):
         ax.text(i, v, "%.2f" % v, ha="center", va="bottom", fontsize=7)

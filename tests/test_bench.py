@@ -67,6 +67,12 @@ def test_board_figures_on_the_virtual_board(quick):
         assert r["alloc_list_bytes"] == 0 and r["alloc_frame_bytes"] == 0
         assert r["heap_lock_ok"] is True  # every game ranked under heap_lock()
         assert r["pitboss_fast_games"]
+        # sampled five-card hands of every five-card game, scored on the VM (list and
+        # bytes frame alike) and digested: the same digests as CPython's on those hands
+        assert sorted(r["sample"]) == sorted(r["pitboss_fast_games"])
+        for g, s in r["sample"].items():
+            assert s["hands"] == 50 and s["mismatches"] == 0, (g, s)
+            assert s["sha256"] == r["sample_host"][g], g
         if "treys_error" not in r:  # treys run on the same VM
             assert r["treys_agrees"] is True
             assert _num(r["treys_floor_ratio"]) and r["treys_tables_bytes"] > 0
@@ -88,6 +94,45 @@ def test_report_json_plot_and_markdown(quick, tmp_path):
     why = bench.plot(quick, str(png))
     if why is None:  # matplotlib installed
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+PICO_ROWS = ("Pico: five-card rank from a list <= 2.5x an empty 5-arg call",
+             "Pico: five-card rank from a bytes frame <= 1.8x",
+             "Pico: seven-card best-five rank <= 4x",
+             "Pico: Pai Gow round, house way + 6 seats, < 2 ms at 125 MHz",
+             "Pico: exact on every vector and on sampled five-card hands of every "
+             "five-card game (vs CPython)",
+             "Pico (native5, armv6m): 0 B allocated over 10000 ranks, GC off (list, frame)")
+
+
+def test_every_pico_row_from_the_board_scripts_result(quick):
+    # `pitboss bench --port pico` feeds bench_board.py's result from the chip into these
+    # rows; here the same script's result from the VM stands in for it (no emulator in
+    # CI: the real run is documented in docs/bench.md)
+    chip = json.loads(json.dumps(quick["board"]["mpy"]))
+    res = {"pico": {"chip": chip, "vectors": {"summary": "VECTORS 569 0"}, "notes": []}}
+    rows = {t: (v, ok) for t, v, ok in bench_report.targets(res)}
+    for t in PICO_ROWS:
+        v, ok = rows[t]
+        assert isinstance(ok, bool) and "pending" not in v, (t, v)
+    assert "us = " in rows[PICO_ROWS[0]][0] and "cycles" in rows[PICO_ROWS[0]][0]
+    assert rows[PICO_ROWS[4]][1] is True and "= CPython" in rows[PICO_ROWS[4]][0]
+    assert rows[PICO_ROWS[5]][1] is True
+    assert "Pico @125MHz" in bench_report.render(dict(quick, **res))
+    # a digest that differs, a failed vector, or a list/frame mismatch is a miss
+    g = sorted(chip["sample"])[0]
+    for broken in ({"sample_host": dict(chip["sample_host"], **{g: "0" * 64})},
+                   {"sample": dict(chip["sample"], **{g: dict(chip["sample"][g],
+                                                              mismatches=1)})}):
+        r2 = {"pico": dict(res["pico"], chip=dict(chip, **broken))}
+        assert {t: ok for t, _, ok in bench_report.targets(r2)}[PICO_ROWS[4]] is False
+    r3 = {"pico": dict(res["pico"], vectors={"summary": "VECTORS 568 1"})}
+    assert {t: ok for t, _, ok in bench_report.targets(r3)}[PICO_ROWS[4]] is False
+    # the chip step failed: every figure row says why, none is judged
+    r4 = {"pico": {"notes": ["issue-13 figures (bench_board): MemoryError"]}}
+    rows = {t: (v, ok) for t, v, ok in bench_report.targets(r4)}
+    for t in PICO_ROWS[:4]:
+        assert rows[t][1] is None and "MemoryError" in rows[t][0], t
 
 
 def test_targets_say_met_and_missed_from_the_figures():
