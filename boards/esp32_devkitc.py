@@ -149,3 +149,12 @@ def service_switch():
     from machine import Pin
 
     return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0
+
+
+def set_rtc(tm):
+    """Set the ESP32's RTC (what time.time() reads) from a time.gmtime() tuple: the
+    host's time, sent when it connects (pitboss.clock)."""
+    from machine import RTC
+
+    # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
+    RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))

@@ -12,6 +12,7 @@ from pitboss import integrity
 from pitboss.controller import Controller
 from pitboss.display import TableDisplay
 from pitboss.cards import name
+from pitboss.clock import Clock
 from pitboss.compat import missing
 from pitboss.deckmap import DEFAULT_PATH, DeckError, DeckMap, Registration, uid_hex
 from pitboss.mfrc522 import MFRC522
@@ -19,6 +20,7 @@ from pitboss.errors import Refused
 from pitboss.shoe import RFIDShoe, SerialShoe
 
 _app = None
+SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 _LINE_MAX = 512  # a longer line is cut there (and then refused as malformed)
 
 
@@ -28,7 +30,8 @@ class App:
         self.display = None
         if "display" in hw.PERIPHERALS:
             self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH, hw.DISPLAY_HEIGHT)
-        self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
+        # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
+        self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display,
                               integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
@@ -44,7 +47,14 @@ class App:
         self.ctl.auth_commands["provision"] = self.cmd_provision
         self.ctl.commands["deck"] = self.cmd_deck
         self.ctl.commands["verify"] = self.cmd_verify
+        self.ctl.commands["screen"] = self.cmd_screen
+        self.ctl.commands["version"] = self.cmd_version
         self.boot = self.ctl.boot()
+        # A card journalled just before a power cut whose acknowledgement never left: the
+        # shoe sends that frame again, and it must be a repeat, not a second card.
+        last = self.ctl.shoe_last
+        if last is not None and last[1] >= 0:
+            self.shoe.resume(last[0], last[1])
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -93,6 +103,39 @@ class App:
         except ValueError as e:  # a refused re-key (no key, bad hex, wrong fingerprint)
             raise Refused("bad_args", str(e))
 
+    def cmd_version(self, args):
+        from pitboss import protocol, service
+
+        reply = protocol.COMMANDS["version"](args)
+        reply["mode"] = "service" if service.requested(self.hw) else "production"
+        return reply
+
+    def cmd_screen(self, args):
+        """screen [CHUNK]: the display RAM as hex, SCREEN_CHUNK bytes per reply line (a
+        host asks for chunk 0..of-1), so no reply holds the whole frame as one string."""
+        hw = self.hw
+        dev = getattr(hw, "display_device", None)
+        if dev is not None:
+            ram = dev().ram  # the virtual board: the simulated controller's own GDDRAM
+        elif self.display is not None:
+            ram = self.display.fb.buf  # a real board: what the driver last sent
+        else:
+            raise Refused("no_display", "this table has no display")
+        of = (len(ram) + SCREEN_CHUNK - 1) // SCREEN_CHUNK
+        i = 0
+        if args:
+            if not args[0].isdigit():
+                raise Refused("bad_args", "usage: screen [CHUNK 0..%d]" % (of - 1))
+            i = int(args[0])
+        if i >= of:
+            raise Refused("bad_args", "chunk %d of %d" % (i, of))
+        from binascii import hexlify
+
+        return {"chunk": i, "of": of, "width": hw.DISPLAY_WIDTH,
+                "height": hw.DISPLAY_HEIGHT,
+                "hex": hexlify(memoryview(ram)[i * SCREEN_CHUNK:(i + 1) * SCREEN_CHUNK])
+                .decode()}
+
     def _make_shoe(self):
         if self.deckmap is not None and len(self.deckmap):
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
@@ -121,6 +164,9 @@ class App:
             if got is None:
                 return out
             out.append(self.ctl.shoe_card(got[0], got[1]))
+            # Only now, with the card journalled (or refused), may the shoe send the next
+            # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
+            self.shoe.ack(got[1])
 
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----
     def cmd_deck_register(self, args):
@@ -309,6 +355,7 @@ def _answer(a, line, write):
 def _deal(a, write):
     try:
         for reply in a.poll():
+            reply["src"] = "shoe"  # not an answer to a line: the host tells them apart
             write(json.dumps(reply))
     except Exception as e:  # noqa: BLE001
         write(json.dumps({"ok": False, "error": {"code": "internal",
@@ -330,14 +377,17 @@ class _Down:
         return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
 
 
-def main():
-    """Production: the table's main loop on the USB serial port; it never returns. Ctrl-C
-    is switched off so the port offers no REPL (pitboss.service, docs/security.md)."""
+def main(service=False):
+    """The table's main loop on the USB serial port; it never returns. In production
+    Ctrl-C is switched off so the port offers no REPL (pitboss.service, docs/security.md);
+    in service mode (service=True) Ctrl-C stays on, so mpremote can break into the REPL
+    to flash or verify, and a soft reset afterwards starts this loop again."""
     import sys
 
     import micropython
 
-    micropython.kbd_intr(-1)  # again: main() may be called without /main.py
+    if not service:
+        micropython.kbd_intr(-1)  # again: main() may be called without /main.py
     try:
         a = app()
         if a.display is not None and not a.ctl.tilt.tilted:

@@ -39,6 +39,8 @@ from pitboss.tilt import CODES as TILT_CODES
 from pitboss.tilt import Tilt, check_operator
 
 RECALL_MAX = 50
+CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
+CLOCK_MAX = 4102444800  # 2100-01-01
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Shoe alarms that mean a card may be missing or wrong (pitboss.shoe event codes):
@@ -64,6 +66,7 @@ class Controller:
                                max_payload=max_payload)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
+        self.clock = self.tilt.clock  # pitboss.clock.Clock on a board; set by `clock UNIX`
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
@@ -72,6 +75,9 @@ class Controller:
         # for this power cycle.
         self._unrecorded = None
         self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
+        # (card, shoe frame seq) of the round's last card, journalled with it: after a
+        # power cut the app tells the shoe, so a frame sent again is a repeat (pitboss.app)
+        self.shoe_last = None
         # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
         # verb -> fn(args) -> reply dict.
         self.auth_commands = {}
@@ -82,6 +88,7 @@ class Controller:
                          ("decide", self.cmd_decide), ("settle", self.cmd_settle),
                          ("newround", self.cmd_newround), ("recall", self.cmd_recall),
                          ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
+                         ("clock", self.cmd_clock),
                          ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
                          ("auth", self.cmd_auth)):
             self.commands[verb] = fn
@@ -145,6 +152,7 @@ class Controller:
     def _restore(self, snap):
         self.table = None
         self._events = []
+        self.shoe_last = None
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
@@ -186,6 +194,7 @@ class Controller:
             ev = {"ev": "deal", "dice": out["dice"]}  # journal the roll, not the request
         elif kind == "card":
             out = t.card_in(ev["c"])
+            self.shoe_last = (ev["c"], ev.get("s", -1))
         elif kind == "settle":
             out = t.settle()
             lines = [list(x) for x in lines_from_result(out)]
@@ -209,6 +218,7 @@ class Controller:
         return out
 
     def _new_shuffle(self):
+        self.shoe_last = None
         self.on_new_round()
 
     def _reserve(self):
@@ -220,6 +230,8 @@ class Controller:
                           "is halted")
 
     def _append(self, ev):
+        if "t" not in ev:
+            ev["t"] = self.clock()  # when: the host's time once it has set the clock
         try:
             return self.journal.append(_compact(ev))
         except (OSError, JournalError) as e:
@@ -281,11 +293,14 @@ class Controller:
         """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
         and repeats the shoe itself reports as alarms): dealt as the `card` command is,
         with the same reply, refusals and tilts. Never raises."""
-        return self._guarded("card", self._deal_card, card)
+        return self._guarded("card", lambda c: self._deal_card(c, seq), card)
 
-    def _deal_card(self, card):
+    def _deal_card(self, card, seq=-1):
         self._table()
-        return self._apply({"ev": "card", "c": parse(card)})
+        ev = {"ev": "card", "c": parse(card)}
+        if seq >= 0:
+            ev["s"] = seq
+        return self._apply(ev)
 
     # ---- commands ----------------------------------------------------------------------
     def command(self, line):
@@ -409,6 +424,25 @@ class Controller:
     def cmd_meters(self, args):
         return {"totals": self.meters.totals(),
                 "games": {g: self.meters.game(g) for g in self.meters.games()}}
+
+    def cmd_clock(self, args):
+        """clock [UNIX]: the table's time; with UNIX (seconds), set it, as the host does
+        when it connects. Journalled ({"ev":"clock","t":new,"was":old}) so the records
+        before and after it can be put on one time line."""
+        clk = self.clock
+        if args:
+            if len(args) != 1 or not args[0].isdigit():
+                raise Refused("bad_args", "usage: clock [UNIX_SECONDS]")
+            t = int(args[0])
+            if not CLOCK_MIN <= t <= CLOCK_MAX:
+                raise Refused("bad_args", "clock %d is not between 2020 and 2100" % t)
+            setter = getattr(clk, "set", None)
+            if setter is None:
+                raise Refused("no_clock", "this controller's clock cannot be set")
+            self._reserve()
+            self._append({"ev": "clock", "t": t, "was": clk()})
+            setter(t)
+        return {"time": clk(), "set": bool(getattr(clk, "is_set", False))}
 
     def cmd_tilt(self, args):
         return {"active": self.active_tilts(), "log": self.tilt.log()}
