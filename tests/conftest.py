@@ -41,6 +41,7 @@ MODULE_TIERS = {
     "test_static_checks": "static",
     "test_games": "host", "test_controller_faults": "host", "test_cli_errors": "host",
     "test_security_board": "board",
+    "test_shoe_link": "host", "test_serial_board": "board",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
