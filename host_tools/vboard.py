@@ -99,7 +99,7 @@ def _read_state(state_dir: Path) -> dict | None:
 
 
 def _clear_state(state_dir: Path) -> None:
-    for name in ("tty", "pid", "state.json"):
+    for name in ("tty", "pid", "state.json", "ctl.sock"):
         with contextlib.suppress(FileNotFoundError):
             (state_dir / name).unlink()
 
@@ -216,7 +216,7 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     with contextlib.suppress(FileNotFoundError):
         ready.unlink()
     cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
-           "--ready-file", str(ready)]
+           "--ready-file", str(ready), "--ctl", str(state_dir / "ctl.sock")]
     if heap:
         cmd += ["--heap", str(heap)]
     node = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
@@ -234,7 +234,7 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     banner = b""
     deadline = time.monotonic() + START_TIMEOUT
     while not (ready.exists() and (banner.endswith(READY) or
-                                   ready.read_text().strip() == "production")):
+                                   ready.read_text().strip() == "loop")):
         if time.monotonic() > deadline or node.poll() is not None:
             print(f"bridge did not start; got {banner!r}", file=sys.stderr)
             node.kill()
