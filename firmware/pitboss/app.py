@@ -133,8 +133,7 @@ class App:
 
         return {"chunk": i, "of": of, "width": hw.DISPLAY_WIDTH,
                 "height": hw.DISPLAY_HEIGHT,
-                "hex": hexlify(memoryview(ram)[i * SCREEN_CHUNK:(i + 1) * SCREEN_CHUNK])
-                .decode()}
+                "hex": hexlify(bytes(ram[i * SCREEN_CHUNK:(i + 1) * SCREEN_CHUNK])).decode()}
 
     def _make_shoe(self):
         if self.deckmap is not None and len(self.deckmap):
