@@ -36,23 +36,33 @@ def provision(port, keys, board_id, timeout=900):
     restart_loop(port, timeout=120)
 
 
+def _say(t0, msg):
+    sys.stderr.write("[%6.1f s] %s\n" % (time.monotonic() - t0, msg))
+    sys.stderr.flush()
+
+
 def run(port, game="pr-pai-gow", seats=4, seed=40, ready_timeout=900):
     t0 = time.monotonic()
     keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-proof-keys-"))
     with ProtocolLink(port) as link:
         mode = link.ready(ready_timeout).get("mode")
+    _say(t0, "loop answers, %s mode" % mode)
     if mode == SERVICE:
         provision(port, keys, "proof")
+        _say(t0, "provisioned over the raw REPL, soft-reset")
     t = ProtoTarget(port)
     try:
         t.link.ready(ready_timeout)
         t.commands(["clock %d" % int(time.time())])
         conf = Configurator(t, "proof", keys)
+        _say(t0, "loop answers again; clock set")
         r = conf.configure(game, seats)
         if not r.get("ok"):
             raise RuntimeError("configuration refused: %s" % r)
+        _say(t0, "configured %s, %d seats" % (game, seats))
         plans = [plan_round(game, seats, seed + i) for i in range(2)]
         quiet = t.round(*plans[0])
+        _say(t0, "round 1 settled (no lines between frames)")
         before, frames, after = plans[1]
         t.commands(before)
         shoe = t.shoe()
@@ -61,6 +71,7 @@ def run(port, game="pr-pai-gow", seats=4, seed=40, ready_timeout=900):
         for f in frame_list(cards, t._seq):
             shoe.deal_one(f)
             asked += t.commands(["status", "recall 3"])
+            _say(t0, "frame %d acknowledged, status and recall answered" % len(asked))
         t._seq = (t._seq + len(cards)) & 0xFFFF
         dealt = t.link.wait_events(len(cards), timeout=600)
         busy = t.commands(after)

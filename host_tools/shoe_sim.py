@@ -113,6 +113,7 @@ class AckingShoe:
         self.frames = 0  # frames acknowledged
         self.sends = 0  # frames put on the line, retransmissions included
         self._rx = b""
+        self._fresh = True
 
     @property
     def retransmits(self):
@@ -123,6 +124,11 @@ class AckingShoe:
             self.deal_one(f)
 
     def deal_one(self, frame):
+        if self._fresh:
+            # What the controller sent before this shoe started (acknowledgements of an
+            # earlier session, perhaps of the same numbers) must not count for its frames.
+            self.received()
+            self._fresh = False
         seq = int(frame[3:7], 16)
         for _ in range(self.tries):
             self.send(frame)
