@@ -10,6 +10,7 @@ Lines the loop writes on its own, not as a reply (a card the shoe delivered: "sr
 "shoe"), are kept in `events` and never taken for the reply to a command.
 """
 import json
+import os
 import time
 
 PRODUCTION = "production"
@@ -96,17 +97,28 @@ class ProtocolLink:
         return out
 
     def ready(self, timeout=30.0):
-        """The `version` reply, once the loop answers (after a reset it may be booting)."""
+        """The `version` reply, once the loop answers (after a reset it may be booting).
+
+        Lines sent while the board boots may all be answered later, so each try sends a
+        line of its own (an unknown command naming a fresh token) and only the answer to
+        the last try counts: every earlier answer has arrived by then (one loop, in order),
+        and no reply is left over to be taken for the next command's."""
         end = time.monotonic() + timeout
         while True:
-            self.write(b"\nversion\n")
-            try:
-                return self.reply(min(2.0, max(0.1, end - time.monotonic())))
-            except LinkError:
-                if time.monotonic() > end:
-                    raise LinkError("%s does not answer protocol lines (no firmware? at the "
-                                    "REPL? `pitboss flash` installs and restarts it)"
-                                    % self.port) from None
+            token = "sync-%s" % os.urandom(6).hex()
+            self.write(("\n%s\n" % token).encode())
+            step = time.monotonic() + min(3.0, max(0.1, end - time.monotonic()))
+            while True:
+                try:
+                    r = self.reply(max(0.05, step - time.monotonic()))
+                except LinkError:
+                    break
+                if token in json.dumps(r):
+                    return self.request("version")
+            if time.monotonic() > end:
+                raise LinkError("%s does not answer protocol lines (no firmware? at the "
+                                "REPL? `pitboss flash` installs and restarts it)"
+                                % self.port) from None
 
     def close(self):
         self.s.close()

@@ -71,11 +71,12 @@ def run(port, game="pr-pai-gow", seats=4, seed=40, ready_timeout=900):
         for f in frame_list(cards, t._seq):
             shoe.deal_one(f)
             asked += t.commands(["status", "recall 3"])
-            _say(t0, "frame %d acknowledged, status and recall answered" % len(asked))
+            _say(t0, "frame %d acknowledged, status and recall answered" % (len(asked) // 2))
         t._seq = (t._seq + len(cards)) & 0xFFFF
         dealt = t.link.wait_events(len(cards), timeout=600)
         busy = t.commands(after)
         mem = t.commands(["version"])[0]
+        refused = [r for r in quiet + t.commands(before[:0]) + dealt + busy if not r.get("ok")]
     finally:
         t.close()
     ref = LocalTarget(durable=False)
@@ -88,7 +89,8 @@ def run(port, game="pr-pai-gow", seats=4, seed=40, ready_timeout=900):
             "cards_in_order": [c["card"] for c in dealt] == [
                 __import__("pitboss.cards", fromlist=["name"]).name(c) for c in cards],
             "lines_between_frames": len(asked),
-            "all_answered_ok": all(r.get("ok") for r in asked),
+            "all_answered_ok": all(r.get("ok") for r in asked) and not refused,
+            "refused": refused[:3],
             "phases_seen": sorted({r.get("phase") for r in asked}),
             "frames_sent": shoe.sends, "frames_acknowledged": shoe.frames,
             "implementation": mem.get("implementation"),
