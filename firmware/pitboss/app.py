@@ -1,10 +1,12 @@
 # The table controller application: wires the board's peripherals (pitboss.board) to the
 # shoe, the controller (journal, tilts, round engine) and the display, and runs the loop.
 #
-# Real boards run main() from /main.py: the shoe on its own UART, the bench protocol on
-# the USB REPL's stdin/stdout. The virtual board's REPL cannot read stdin (its bridge
-# drives the REPL), so there the host calls command()/feed_shoe()/poll() over the raw REPL
-# instead; both paths end in the same Controller.command().
+# Every board runs main() from /main.py, in production and in service mode: the shoe on
+# its own UART (each card acknowledged once journalled), the bench protocol on the USB
+# serial port's stdin/stdout. The virtual board's VM cannot block on stdin, so its bridge
+# calls one pass of the same loop per burst of input (pump). command()/feed_shoe()/poll()
+# below are for a host in the raw REPL (tests' bulk rounds, the benchmark); every path
+# ends in the same Controller.command().
 import json
 
 from pitboss import board as _board
