@@ -1,10 +1,12 @@
 # The table controller application: wires the board's peripherals (pitboss.board) to the
 # shoe, the controller (journal, tilts, round engine) and the display, and runs the loop.
 #
-# Real boards run main() from /main.py: the shoe on its own UART, the bench protocol on
-# the USB REPL's stdin/stdout. The virtual board's REPL cannot read stdin (its bridge
-# drives the REPL), so there the host calls command()/feed_shoe()/poll() over the raw REPL
-# instead; both paths end in the same Controller.command().
+# Every board runs main() from /main.py, in production and in service mode: the shoe on
+# its own UART (each card acknowledged once journalled), the bench protocol on the USB
+# serial port's stdin/stdout. The virtual board's VM cannot block on stdin, so its bridge
+# calls one pass of the same loop per burst of input (pump). command()/feed_shoe()/poll()
+# below are for a host in the raw REPL (tests' bulk rounds, the benchmark); every path
+# ends in the same Controller.command().
 import json
 
 import gc
@@ -12,6 +14,12 @@ import gc
 from pitboss import board as _board
 from pitboss import integrity
 from pitboss.controller import Controller
+<<<<<<< HEAD
+=======
+from pitboss.display import TableDisplay
+from pitboss.cards import name
+from pitboss.clock import Clock
+>>>>>>> serial
 from pitboss.compat import missing
 from pitboss.errors import Refused
 from pitboss.shoe import SerialShoe
@@ -20,6 +28,7 @@ from pitboss.shoe import SerialShoe
 # are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module
 # imported is heap held for good (issue 11's budget).
 _app = None
+<<<<<<< HEAD
 _LINE_MAX = 512  # a longer line is refused whole (bad_format), never cut and run
 # Bytes taken from the serial line per pass before the shoe is served again: the line is
 # drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
@@ -34,6 +43,10 @@ GC_EVERY = 16384
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
+=======
+SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
+_LINE_MAX = 512  # a longer line is cut there (and then refused as malformed)
+>>>>>>> serial
 
 
 class App:
@@ -45,6 +58,7 @@ class App:
         # table runs without it where the game allows (issue 11): never a boot that fails.
         faults = []
         if "display" in hw.PERIPHERALS:
+<<<<<<< HEAD
             try:
                 from pitboss.display import TableDisplay
 
@@ -53,6 +67,11 @@ class App:
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
         self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
+=======
+            self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH, hw.DISPLAY_HEIGHT)
+        # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
+        self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
+>>>>>>> serial
                               display=self.display,
                               integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
@@ -77,6 +96,7 @@ class App:
         self.ctl.auth_commands["provision"] = self.cmd_provision
         self.ctl.commands["deck"] = self.cmd_deck
         self.ctl.commands["verify"] = self.cmd_verify
+<<<<<<< HEAD
         self.ctl.commands["mem"] = self.cmd_mem
         self.boot = self.ctl.boot()
         for code, why in faults:
@@ -121,6 +141,16 @@ class App:
                     "up_ms": up}
         return {"free": free, "alloc": gc.mem_alloc(), "min_free": self.min_free,
                 "max_block": _max_block(free), "up_ms": up}
+=======
+        self.ctl.commands["screen"] = self.cmd_screen
+        self.ctl.commands["version"] = self.cmd_version
+        self.boot = self.ctl.boot()
+        # A card journalled just before a power cut whose acknowledgement never left: the
+        # shoe sends that frame again, and it must be a repeat, not a second card.
+        last = self.ctl.shoe_last
+        if last is not None and last[1] >= 0:
+            self.shoe.resume(last[0], last[1])
+>>>>>>> serial
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -169,6 +199,38 @@ class App:
         except ValueError as e:  # a refused re-key (no key, bad hex, wrong fingerprint)
             raise Refused("bad_args", str(e))
 
+    def cmd_version(self, args):
+        from pitboss import protocol, service
+
+        reply = protocol.COMMANDS["version"](args)
+        reply["mode"] = "service" if service.requested(self.hw) else "production"
+        return reply
+
+    def cmd_screen(self, args):
+        """screen [CHUNK]: the display RAM as hex, SCREEN_CHUNK bytes per reply line (a
+        host asks for chunk 0..of-1), so no reply holds the whole frame as one string."""
+        hw = self.hw
+        dev = getattr(hw, "display_device", None)
+        if dev is not None:
+            ram = dev().ram  # the virtual board: the simulated controller's own GDDRAM
+        elif self.display is not None:
+            ram = self.display.fb.buf  # a real board: what the driver last sent
+        else:
+            raise Refused("no_display", "this table has no display")
+        of = (len(ram) + SCREEN_CHUNK - 1) // SCREEN_CHUNK
+        i = 0
+        if args:
+            if not args[0].isdigit():
+                raise Refused("bad_args", "usage: screen [CHUNK 0..%d]" % (of - 1))
+            i = int(args[0])
+        if i >= of:
+            raise Refused("bad_args", "chunk %d of %d" % (i, of))
+        from binascii import hexlify
+
+        return {"chunk": i, "of": of, "width": hw.DISPLAY_WIDTH,
+                "height": hw.DISPLAY_HEIGHT,
+                "hex": hexlify(bytes(ram[i * SCREEN_CHUNK:(i + 1) * SCREEN_CHUNK])).decode()}
+
     def _make_shoe(self):
         if self.reader is not None and self.deckmap is not None and len(self.deckmap):
             from pitboss.shoe import RFIDShoe
@@ -199,6 +261,9 @@ class App:
             if got is None:
                 return out
             out.append(self.ctl.shoe_card(got[0], got[1]))
+            # Only now, with the card journalled (or refused), may the shoe send the next
+            # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
+            self.shoe.ack(got[1])
 
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----
     def cmd_deck_register(self, args):
@@ -443,7 +508,12 @@ def _answer(a, line, write):
 def _deal(a, write):
     try:
         for reply in a.poll():
+<<<<<<< HEAD
             write(reply)
+=======
+            reply["src"] = "shoe"  # not an answer to a line: the host tells them apart
+            write(json.dumps(reply))
+>>>>>>> serial
     except Exception as e:  # noqa: BLE001
         write(_internal("shoe", e))
 
@@ -466,6 +536,7 @@ class _Down:
         return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
 
 
+<<<<<<< HEAD
 def json_writer(stream):
     """write(reply) for the serial line: json.dump streams the reply straight into the
     port (MicroPython's json writes piece by piece), so a `recall 50` never becomes one
@@ -479,12 +550,24 @@ def json_writer(stream):
 def main():
     """Production: the table's main loop on the USB serial port; it never returns. Ctrl-C
     is switched off so the port offers no REPL (pitboss.service, docs/security.md)."""
+=======
+def main(service=False):
+    """The table's main loop on the USB serial port; it never returns. In production
+    Ctrl-C is switched off so the port offers no REPL (pitboss.service, docs/security.md);
+    in service mode (service=True) Ctrl-C stays on, so mpremote can break into the REPL
+    to flash or verify, and a soft reset afterwards starts this loop again."""
+>>>>>>> serial
     import sys
 
     import micropython
 
+<<<<<<< HEAD
     micropython.kbd_intr(-1)  # again: main() may be called without /main.py
     hw = _board.get()
+=======
+    if not service:
+        micropython.kbd_intr(-1)  # again: main() may be called without /main.py
+>>>>>>> serial
     try:
         a = app()
         if a.display is not None and not a.ctl.tilt.tilted:

@@ -57,9 +57,15 @@ from pitboss.table import CONFIGURED, SETTLED, Table
 from pitboss.tilt import CODES as TILT_CODES
 from pitboss.tilt import Tilt, check_operator
 
+<<<<<<< HEAD
 RECALL_MAX = 50  # and the journal never deletes a segment holding one of the last 50
 EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = 4096  # payload bytes per export reply (one raw-REPL answer)
+=======
+RECALL_MAX = 50
+CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
+CLOCK_MAX = 4102444800  # 2100-01-01
+>>>>>>> serial
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
@@ -103,6 +109,7 @@ class Controller:
                                max_payload=max_payload, commit=True, retain=True)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
+        self.clock = self.tilt.clock  # pitboss.clock.Clock on a board; set by `clock UNIX`
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
@@ -126,6 +133,9 @@ class Controller:
         # for this power cycle.
         self._unrecorded = None
         self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
+        # (card, shoe frame seq) of the round's last card, journalled with it: after a
+        # power cut the app tells the shoe, so a frame sent again is a repeat (pitboss.app)
+        self.shoe_last = None
         # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
         # verb -> fn(args) -> reply dict.
         self.auth_commands = {}
@@ -136,7 +146,11 @@ class Controller:
                          ("decide", self.cmd_decide), ("settle", self.cmd_settle),
                          ("newround", self.cmd_newround), ("recall", self.cmd_recall),
                          ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
+<<<<<<< HEAD
                          ("export", self.cmd_export),
+=======
+                         ("clock", self.cmd_clock),
+>>>>>>> serial
                          ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
                          ("meters-reset", self._needs_auth),
                          ("export-ack", self._needs_auth),
@@ -258,6 +272,7 @@ class Controller:
     def _restore(self, snap, seq=0):
         self.table = None
         self._events = []
+<<<<<<< HEAD
         self._hidden_from = 0
         self._jtilts = list(snap.get("tilts", ()))
         self._jctr = max(self._jctr, snap.get("ctr", 0))
@@ -266,6 +281,9 @@ class Controller:
         self._lost = None
         shoe = snap.get("shoe")
         self.shoe_last = tuple(shoe) if shoe else None
+=======
+        self.shoe_last = None
+>>>>>>> serial
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
@@ -323,8 +341,12 @@ class Controller:
             ev = {"ev": "deal", "dice": out["dice"]}  # journal the roll, not the request
         elif kind == "card":
             out = t.card_in(ev["c"])
+<<<<<<< HEAD
             if "s" in ev:
                 self.shoe_last = (ev["s"], ev["c"])
+=======
+            self.shoe_last = (ev["c"], ev.get("s", -1))
+>>>>>>> serial
         elif kind == "settle":
             if self._lost:
                 raise Refused("tilted", "round %d lost a card (%s): it can only be voided"
@@ -373,6 +395,7 @@ class Controller:
         self.journal.hold_from = self._settle_seqs[0] if self._settle_seqs else 0
 
     def _new_shuffle(self):
+        self.shoe_last = None
         self.on_new_round()
 
     def _void(self, t, ev):
@@ -428,6 +451,8 @@ class Controller:
                           "is halted")
 
     def _append(self, ev):
+        if "t" not in ev:
+            ev["t"] = self.clock()  # when: the host's time once it has set the clock
         try:
             seq = self.journal.append(_compact(ev))
         except JournalFull as e:
@@ -521,6 +546,7 @@ class Controller:
     def shoe_card(self, card, seq):
         """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
         and repeats the shoe itself reports as alarms): dealt as the `card` command is,
+<<<<<<< HEAD
         with the same reply. A card the table refuses, or one arriving while the table
         is halted, was still dealt on the felt: a misdeal (the round is voided at
         tilt-clear, never settled misaligned). Never raises."""
@@ -546,6 +572,15 @@ class Controller:
         card, seq = args
         ev = {"ev": "card", "c": parse(card)}
         if type(seq) is int and seq >= 0:
+=======
+        with the same reply, refusals and tilts. Never raises."""
+        return self._guarded("card", lambda c: self._deal_card(c, seq), card)
+
+    def _deal_card(self, card, seq=-1):
+        self._table()
+        ev = {"ev": "card", "c": parse(card)}
+        if seq >= 0:
+>>>>>>> serial
             ev["s"] = seq
         return self._apply(ev)
 
@@ -678,6 +713,25 @@ class Controller:
     def cmd_meters(self, args):
         return {"totals": self.meters.totals(),
                 "games": {g: self.meters.game(g) for g in self.meters.games()}}
+
+    def cmd_clock(self, args):
+        """clock [UNIX]: the table's time; with UNIX (seconds), set it, as the host does
+        when it connects. Journalled ({"ev":"clock","t":new,"was":old}) so the records
+        before and after it can be put on one time line."""
+        clk = self.clock
+        if args:
+            if len(args) != 1 or not args[0].isdigit():
+                raise Refused("bad_args", "usage: clock [UNIX_SECONDS]")
+            t = int(args[0])
+            if not CLOCK_MIN <= t <= CLOCK_MAX:
+                raise Refused("bad_args", "clock %d is not between 2020 and 2100" % t)
+            setter = getattr(clk, "set", None)
+            if setter is None:
+                raise Refused("no_clock", "this controller's clock cannot be set")
+            self._reserve()
+            self._append({"ev": "clock", "t": t, "was": clk()})
+            setter(t)
+        return {"time": clk(), "set": bool(getattr(clk, "is_set", False))}
 
     def cmd_tilt(self, args):
         return {"active": self.active_tilts(), "log": self.tilt.log()}
