@@ -151,7 +151,6 @@ def service_switch():
     return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0
 
 
-<<<<<<< HEAD
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.
@@ -159,7 +158,8 @@ def watchdog(timeout_ms):
     from machine import WDT
 
     return WDT(timeout=timeout_ms)
-=======
+
+
 def set_rtc(tm):
     """Set the ESP32's RTC (what time.time() reads) from a time.gmtime() tuple: the
     host's time, sent when it connects (pitboss.clock)."""
@@ -167,4 +167,3 @@ def set_rtc(tm):
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
->>>>>>> serial

@@ -14,12 +14,7 @@ import gc
 from pitboss import board as _board
 from pitboss import integrity
 from pitboss.controller import Controller
-<<<<<<< HEAD
-=======
-from pitboss.display import TableDisplay
-from pitboss.cards import name
 from pitboss.clock import Clock
->>>>>>> serial
 from pitboss.compat import missing
 from pitboss.errors import Refused
 from pitboss.shoe import SerialShoe
@@ -28,7 +23,6 @@ from pitboss.shoe import SerialShoe
 # are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module
 # imported is heap held for good (issue 11's budget).
 _app = None
-<<<<<<< HEAD
 _LINE_MAX = 512  # a longer line is refused whole (bad_format), never cut and run
 # Bytes taken from the serial line per pass before the shoe is served again: the line is
 # drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
@@ -43,10 +37,7 @@ GC_EVERY = 16384
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
-=======
 SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
-_LINE_MAX = 512  # a longer line is cut there (and then refused as malformed)
->>>>>>> serial
 
 
 class App:
@@ -58,7 +49,6 @@ class App:
         # table runs without it where the game allows (issue 11): never a boot that fails.
         faults = []
         if "display" in hw.PERIPHERALS:
-<<<<<<< HEAD
             try:
                 from pitboss.display import TableDisplay
 
@@ -66,12 +56,8 @@ class App:
                                             hw.DISPLAY_HEIGHT)
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
-        self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
-=======
-            self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH, hw.DISPLAY_HEIGHT)
         # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
->>>>>>> serial
                               display=self.display,
                               integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
@@ -96,8 +82,9 @@ class App:
         self.ctl.auth_commands["provision"] = self.cmd_provision
         self.ctl.commands["deck"] = self.cmd_deck
         self.ctl.commands["verify"] = self.cmd_verify
-<<<<<<< HEAD
         self.ctl.commands["mem"] = self.cmd_mem
+        self.ctl.commands["screen"] = self.cmd_screen
+        self.ctl.commands["version"] = self.cmd_version
         self.boot = self.ctl.boot()
         for code, why in faults:
             self.ctl.raise_tilt(code, why[:80])
@@ -110,10 +97,11 @@ class App:
         # The serial shoe's frame sequence runs on across power cycles: the last frame
         # dealt before the cut (journalled) is where the decoder resumes, so frames the
         # shoe sent while the board was off are a gap (a misdeal), not the next cards.
-        last = self.ctl.shoe_last
+        # A card journalled just before a power cut whose acknowledgement never left: the
+        # shoe sends that frame again, and it must be a repeat, not a second card.
+        last = self.ctl.shoe_last  # (frame seq, card)
         if last is not None and isinstance(self.shoe, SerialShoe):
-            dec = self.shoe.decoder
-            dec.last_seq, dec.last_card = last
+            self.shoe.resume(last[1], last[0])
 
     # ---- memory (issue 11's heap budget) ---------------------------------------------
     def note_mem(self):
@@ -141,16 +129,6 @@ class App:
                     "up_ms": up}
         return {"free": free, "alloc": gc.mem_alloc(), "min_free": self.min_free,
                 "max_block": _max_block(free), "up_ms": up}
-=======
-        self.ctl.commands["screen"] = self.cmd_screen
-        self.ctl.commands["version"] = self.cmd_version
-        self.boot = self.ctl.boot()
-        # A card journalled just before a power cut whose acknowledgement never left: the
-        # shoe sends that frame again, and it must be a repeat, not a second card.
-        last = self.ctl.shoe_last
-        if last is not None and last[1] >= 0:
-            self.shoe.resume(last[0], last[1])
->>>>>>> serial
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -508,12 +486,8 @@ def _answer(a, line, write):
 def _deal(a, write):
     try:
         for reply in a.poll():
-<<<<<<< HEAD
-            write(reply)
-=======
             reply["src"] = "shoe"  # not an answer to a line: the host tells them apart
-            write(json.dumps(reply))
->>>>>>> serial
+            write(reply)
     except Exception as e:  # noqa: BLE001
         write(_internal("shoe", e))
 
@@ -536,7 +510,6 @@ class _Down:
         return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
 
 
-<<<<<<< HEAD
 def json_writer(stream):
     """write(reply) for the serial line: json.dump streams the reply straight into the
     port (MicroPython's json writes piece by piece), so a `recall 50` never becomes one
@@ -547,27 +520,18 @@ def json_writer(stream):
     return write
 
 
-def main():
-    """Production: the table's main loop on the USB serial port; it never returns. Ctrl-C
-    is switched off so the port offers no REPL (pitboss.service, docs/security.md)."""
-=======
 def main(service=False):
     """The table's main loop on the USB serial port; it never returns. In production
     Ctrl-C is switched off so the port offers no REPL (pitboss.service, docs/security.md);
     in service mode (service=True) Ctrl-C stays on, so mpremote can break into the REPL
     to flash or verify, and a soft reset afterwards starts this loop again."""
->>>>>>> serial
     import sys
 
     import micropython
 
-<<<<<<< HEAD
-    micropython.kbd_intr(-1)  # again: main() may be called without /main.py
-    hw = _board.get()
-=======
     if not service:
         micropython.kbd_intr(-1)  # again: main() may be called without /main.py
->>>>>>> serial
+    hw = _board.get()
     try:
         a = app()
         if a.display is not None and not a.ctl.tilt.tilted:

@@ -57,15 +57,11 @@ from pitboss.table import CONFIGURED, SETTLED, Table
 from pitboss.tilt import CODES as TILT_CODES
 from pitboss.tilt import Tilt, check_operator
 
-<<<<<<< HEAD
 RECALL_MAX = 50  # and the journal never deletes a segment holding one of the last 50
 EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = 4096  # payload bytes per export reply (one raw-REPL answer)
-=======
-RECALL_MAX = 50
 CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
 CLOCK_MAX = 4102444800  # 2100-01-01
->>>>>>> serial
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
@@ -146,11 +142,8 @@ class Controller:
                          ("decide", self.cmd_decide), ("settle", self.cmd_settle),
                          ("newround", self.cmd_newround), ("recall", self.cmd_recall),
                          ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
-<<<<<<< HEAD
                          ("export", self.cmd_export),
-=======
                          ("clock", self.cmd_clock),
->>>>>>> serial
                          ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
                          ("meters-reset", self._needs_auth),
                          ("export-ack", self._needs_auth),
@@ -272,7 +265,6 @@ class Controller:
     def _restore(self, snap, seq=0):
         self.table = None
         self._events = []
-<<<<<<< HEAD
         self._hidden_from = 0
         self._jtilts = list(snap.get("tilts", ()))
         self._jctr = max(self._jctr, snap.get("ctr", 0))
@@ -281,9 +273,6 @@ class Controller:
         self._lost = None
         shoe = snap.get("shoe")
         self.shoe_last = tuple(shoe) if shoe else None
-=======
-        self.shoe_last = None
->>>>>>> serial
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
@@ -341,12 +330,8 @@ class Controller:
             ev = {"ev": "deal", "dice": out["dice"]}  # journal the roll, not the request
         elif kind == "card":
             out = t.card_in(ev["c"])
-<<<<<<< HEAD
             if "s" in ev:
                 self.shoe_last = (ev["s"], ev["c"])
-=======
-            self.shoe_last = (ev["c"], ev.get("s", -1))
->>>>>>> serial
         elif kind == "settle":
             if self._lost:
                 raise Refused("tilted", "round %d lost a card (%s): it can only be voided"
@@ -546,7 +531,6 @@ class Controller:
     def shoe_card(self, card, seq):
         """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
         and repeats the shoe itself reports as alarms): dealt as the `card` command is,
-<<<<<<< HEAD
         with the same reply. A card the table refuses, or one arriving while the table
         is halted, was still dealt on the felt: a misdeal (the round is voided at
         tilt-clear, never settled misaligned). Never raises."""
@@ -572,15 +556,6 @@ class Controller:
         card, seq = args
         ev = {"ev": "card", "c": parse(card)}
         if type(seq) is int and seq >= 0:
-=======
-        with the same reply, refusals and tilts. Never raises."""
-        return self._guarded("card", lambda c: self._deal_card(c, seq), card)
-
-    def _deal_card(self, card, seq=-1):
-        self._table()
-        ev = {"ev": "card", "c": parse(card)}
-        if seq >= 0:
->>>>>>> serial
             ev["s"] = seq
         return self._apply(ev)
 
