@@ -437,7 +437,11 @@ class Controller:
 
     def _append(self, ev):
         if "t" not in ev:
-            ev["t"] = self.clock()  # when: the host's time once it has set the clock
+            # When: the host's time once it has set the clock. On a copy: the round's
+            # events kept for the next snapshot stay as small as replay needs them.
+            rec = dict(ev)
+            rec["t"] = self.clock()
+            ev = rec
         try:
             seq = self.journal.append(_compact(ev))
         except JournalFull as e:
