@@ -236,6 +236,11 @@ class PicoTier:
     def job_rfid(self, a):
         from tests.rfid_deck import register_and_deal
         self._provisioned(a)
+        # The screen job unplugged the display: that is a display_fault tilt (issue 11),
+        # which halts the table until an operator clears it, as on a real table.
+        if a.target.commands(["status"])[0].get("tilts"):
+            r = a.conf.signed("tilt-clear pico-tier")
+            assert r.get("ok"), r
         return register_and_deal(a)
 
     def job_powercut(self, a):

@@ -43,7 +43,8 @@ def register_and_deal(pico):
     out["deck"] = pico.target.commands(["deck"])[0]
 
     # One round dealt by tag, against the same firmware on CPython fed by the serial shoe.
-    assert pico.conf.configure(GAME, SEATS)["ok"]
+    r = pico.conf.configure(GAME, SEATS)
+    assert r["ok"], r
     before, frames, after = plan_round(GAME, SEATS, SEED)
     replies = pico.target.commands(before)
     n = len(replies[-1]["order"])
