@@ -85,11 +85,6 @@ def test_screenshot_is_what_the_i2c_traffic_drew(tier):
     assert isinstance(r["after"][-1], list) and r["after"][-1][0]["ok"]
 
 
-@pytest.mark.xfail(strict=False, reason="(fixed by the main loop work of issue 11: a failing display is a display_fault tilt and the reply is still sent; kept non-strict until the Pico tier confirms it) measured before on the emulated Pico: with the SSD1306 "
-                   "unplugged (no ACK) every command that redraws raises OSError "
-                   "(ETIMEDOUT) out of Controller.command (display.py _done -> "
-                   "ssd1306.show), so the bench protocol and serve() see an exception "
-                   "instead of a refusal; the virtual board's display never fails")
 @pytest.mark.pico("screen")
 def test_display_unplugged_the_protocol_still_answers(tier):
     r = tier.result("screen")
@@ -134,7 +129,9 @@ def test_power_cuts_inside_flash_writes_lose_and_double_nothing(tier):
 
 
 @pytest.mark.pico("reboot")
-@pytest.mark.xfail(strict=False, reason="(the tables are now precomputed bytes loaded per game, issue 13; non-strict until the Pico tier confirms the replay fits) measured before on the emulated Pico: after two Pai Gow "
+@pytest.mark.xfail(strict=True, reason="still failing on 2026-12-01 with the precomputed "
+                   "tables (issue 11's heap work is open); measured before on the emulated "
+                   "Pico: after two Pai Gow "
                    "rounds (6 seats) and one nj-3card round, the power-on journal replay "
                    "raises MemoryError (allocating 7352 bytes in evaluator._fast5, from "
                    "paigow.house_way via controller._replay), 86 KB free after the failure: "
