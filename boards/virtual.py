@@ -205,6 +205,37 @@ class SimSSD1306:
         elif b & 0xFE == 0xA6:
             self.inverted = bool(b & 1)
 
+    def feed(self, buf):
+        """One transaction's bytes. A data stream (control byte 0x40: Co=0, D/C#=1, so
+        every byte after it is display data) is copied into GDDRAM a row at a time: the
+        model runs inside the MicroPython VM on the virtual board, where a Python call per
+        byte made a 1 KB redraw cost more than the round it showed."""
+        i, n = 0, len(buf)
+        while i < n:
+            if self._ctrl >= 0 and self._ctrl & 0xC0 == 0x40:
+                i = self._data_run(buf, i, n)
+                return
+            self.byte(buf[i])
+            i += 1
+
+    def _data_run(self, buf, i, n):
+        w = self.width
+        while i < n:
+            k = min(n - i, self._col1 - self._col + 1)
+            at = self._page * w + self._col
+            self.ram[at:at + k] = buf[i:i + k]
+            i += k
+            if self._col + k <= self._col1:
+                self._col += k
+                break
+            self._col = self._col0
+            if self._page < self._page1:
+                self._page += 1
+            else:
+                self._page = self._page0
+                self.frames += 1
+        return i
+
     def _data(self, b):
         self.ram[self._page * self.width + self._col] = b
         if self._col < self._col1:
@@ -246,8 +277,7 @@ class SimI2C:
     def writeto(self, addr, buf, stop=True):
         dev = self._dev(addr)
         dev.start()
-        for b in buf:
-            dev.byte(b)
+        dev.feed(buf)
         return len(buf)
 
     def writevto(self, addr, vector, stop=True):
@@ -255,8 +285,7 @@ class SimI2C:
         dev.start()
         n = 0
         for buf in vector:
-            for b in buf:
-                dev.byte(b)
+            dev.feed(buf)
             n += len(buf)
         return n
 

@@ -135,20 +135,33 @@ class FrameBuffer:
 
     def text(self, s, x, y, c=1):
         # Like the C version: one glyph per UTF-8 byte, anything outside 32..127 drawn as
-        # glyph 127, only set pixels drawn (the background shows through).
+        # glyph 127, only set pixels drawn (the background shows through). A glyph column
+        # is one font byte, so it is ORed (or cleared) into the one or two display bytes
+        # it straddles rather than pixel by pixel: the host's reference tables redraw
+        # thousands of times per test run.
+        buf, stride, width, height = self.buf, self.stride, self.width, self.height
+        shift = y & 7
+        p0 = y >> 3  # floor, also for y < 0
+        masks = []
+        for p in (p0, p0 + 1):
+            rows = height - (p << 3)  # rows of page p that exist
+            masks.append(0 if p < 0 or rows <= 0 else 0xFF if rows >= 8
+                         else (1 << rows) - 1)
         for ch in s.encode():
             if ch < 32 or ch > 127:
                 ch = 127
             base = (ch - 32) * 8
             for j in range(8):
-                if 0 <= x < self.width:
+                if 0 <= x < width:
                     col = FONT[base + j]
-                    yy = y
-                    while col:
-                        if col & 1 and 0 <= yy < self.height:
-                            self._set(x, yy, c)
-                        col >>= 1
-                        yy += 1
+                    for k, bits in enumerate(((col << shift) & 0xFF, col >> (8 - shift))):
+                        bits &= masks[k]
+                        if bits:
+                            i = (p0 + k) * stride + x
+                            if c:
+                                buf[i] |= bits
+                            else:
+                                buf[i] &= ~bits & 0xFF
                 x += 1
 
 

@@ -99,14 +99,28 @@ def pytest_collection_finish(session):
     if jobs:
         from tests.pico_tier import PicoTier
         PicoTier.get(jobs)
+    # The virtual board's long jobs (tests/background.py), on a thread of their own.
+    bg = set()
+    for item in session.items:
+        m = item.get_closest_marker("background")
+        if m is not None:
+            bg.update(m.args)
+    if bg:
+        from tests.background import Background
+        Background.start(bg)
 
 
 def pytest_sessionfinish(session, exitstatus):
     mod = sys.modules.get("tests.pico_tier")
     if mod is not None:
         mod.PicoTier.shutdown()
+    mod = sys.modules.get("tests.background")
+    if mod is not None:
+        mod.Background.shutdown()
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "pico: runs on the emulated Raspberry Pi Pico "
                             "(tests/pico_tier.py)")
+    config.addinivalue_line("markers", "background: a long virtual-board job run in the "
+                            "background from the start of the session (tests/background.py)")

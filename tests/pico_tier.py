@@ -42,7 +42,8 @@ SEATS = {"pr-pai-gow": 4, "pr-pai-gow-a5-low": 6}
 # bytes of the cut one that reach the chip).
 CUTS = ((0, 0), (2, 100), (4, 3000))
 CUT_GAME, CUT_SEATS = "nj-3card", 3
-JOBS = ("flash", "vectors", "hands", "rounds", "screen", "rfid", "powercut", "reboot")
+JOBS = ("flash", "vectors", "hands", "rounds", "screen", "rfid", "powercut", "reboot",
+        "survive")
 # A job needs these to have run first (on the same Pico).
 NEEDS = {}
 
@@ -251,6 +252,14 @@ class PicoTier:
             return run_cuts(b)
         finally:
             b.stop()
+
+    def job_survive(self, a):
+        """tests/pico_survive.py on a Pico of its own (production mode): boot budget,
+        heap, junk on the serial line, watchdog recovery (tests/test_pico_survive.py)."""
+        from tests import pico_survive
+        base = self.base / "survive"
+        base.mkdir()
+        return pico_survive.run(base, log=lambda m: None)
 
     def job_reboot(self, a):
         """A fresh Pico deals two Pai Gow rounds (6 seats) and one nj-3card round through

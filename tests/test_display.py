@@ -152,3 +152,30 @@ def test_message_screen(tdisp):
     rows = screen(buf)
     assert rows[0] == ("REGISTER DECK 2", True)
     assert [r for r, _ in rows[1:4]] == ["NEXT: 2s", "0 OF 52", ""] and rows[7][0] == "d"
+
+
+def test_framebuf_shim_text_equals_pixel_by_pixel_drawing():
+    # text() ORs whole glyph columns into display bytes; this is the per-pixel
+    # definition (modframebuf.c: set each lit pixel that is on screen), checked at
+    # random positions, off every edge, both colours, on heights that end mid-page.
+    import random
+    rng = random.Random(5)
+    F = framebuf_shim.FONT
+    for _ in range(400):
+        w, h = rng.choice(((128, 64), (21, 13), (8, 8), (40, 30)))
+        s = "".join(chr(rng.randrange(20, 140)) for _ in range(rng.randrange(1, 6)))
+        x, y, c = rng.randrange(-12, w + 4), rng.randrange(-12, h + 4), rng.randrange(2)
+        init = bytes(rng.randrange(256) for _ in range(((h + 7) >> 3) * w))
+        fb = framebuf_shim.FrameBuffer(bytearray(init), w, h, framebuf_shim.MONO_VLSB)
+        ref = framebuf_shim.FrameBuffer(bytearray(init), w, h, framebuf_shim.MONO_VLSB)
+        fb.text(s, x, y, c)
+        xx = x
+        for ch in s.encode():
+            ch = 127 if ch < 32 or ch > 127 else ch
+            for j in range(8):
+                col = F[(ch - 32) * 8 + j]
+                for r in range(8):
+                    if col >> r & 1:
+                        ref.pixel(xx, y + r, c)
+                xx += 1
+        assert fb.buf == ref.buf, (w, h, s, x, y, c)

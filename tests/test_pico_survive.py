@@ -5,15 +5,19 @@ settled after it exactly as on CPython, and a hung chip reset by the watchdog in
 that resumes the round from the journal. One run, shared by the tests below."""
 import pytest
 
-from tests import pico_survive
 
 BOOT_MS = 2000
 MIN_FREE = 64 * 1024
 
 
 @pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return pico_survive.run(tmp_path_factory.mktemp("pico-survive"), log=lambda m: None)
+def fig():
+    # Run by the Pico tier's thread from the start of the session (tests/pico_tier.py).
+    from tests.pico_tier import PicoTier
+    return PicoTier.get().result("survive")
+
+
+pytestmark = pytest.mark.pico("survive")
 
 
 def test_boot_answers_the_first_line_within_2_s_of_chip_time(fig):

@@ -19,11 +19,11 @@ from host_tools.screenshot import decode_png, png_from_fb
 from host_tools.table_host import (BoardTarget, Configurator, LocalTarget, plan_round,
                                    play_many, play_rounds)
 from pitboss import games
+from tests.seeded_rounds import SEEDED
 
 GAMES = games.ids()  # every table game in the registry
 SEATS = {"pr-pai-gow": 4, "pr-pai-gow-a5-low": 6}
 ROUNDS = 3
-SEEDED = 200  # issue 4: 200 seeded rounds of each game, board vs CPython
 
 
 class VirtualTable:
@@ -100,15 +100,20 @@ def test_shoe_rounds_settle_on_the_board_as_on_cpython(vt, game):
     assert len(on_board) == ROUNDS
 
 
+@pytest.fixture(scope="module")
+def seeded():
+    # tests/seeded_rounds.py, on a virtual board of its own in the background from the
+    # start of the session (tests/background.py).
+    from tests.background import Background
+    return Background.result("seeded")
+
+
+@pytest.mark.background("seeded")
 @pytest.mark.parametrize("game", GAMES)
-def test_200_seeded_rounds_settle_on_the_board_as_on_cpython(vt, game):
+def test_200_seeded_rounds_settle_on_the_board_as_on_cpython(seeded, game):
     """Every round dealt through the board's shoe input (frames, parser, table) and
     settled there, against the same firmware on CPython: hand by hand, amount by amount."""
-    seats = SEATS.get(game, 5)
-    assert vt.conf.configure(game, seats)["ok"]
-    on_board = play_exported(vt.target, vt.conf, game, seats, SEEDED, seed=7000)
-    ref = local(game, seats)
-    on_cpython = play_exported(ref, ref.conf, game, seats, SEEDED, seed=7000)
+    on_board, on_cpython = seeded["board"][game], seeded["cpython"][game]
     assert len(on_board) == len(on_cpython) == SEEDED
     for i, (b, c) in enumerate(zip(on_board, on_cpython)):
         assert b.get("ok") and c.get("ok"), (i, b, c)
@@ -123,7 +128,7 @@ def test_recall_and_meters_from_the_board(vt):
     seqs = [r["seq"] for r in rounds]
     assert seqs == sorted(seqs) and len(set(seqs)) == 10
     assert all(r["result"]["seats"] and "cards" in r["result"]["seats"][0] for r in rounds)
-    assert meters["totals"]["rounds"] == (ROUNDS + SEEDED) * len(GAMES)
+    assert meters["totals"]["rounds"] == ROUNDS * len(GAMES)
 
 
 def test_screenshot_shows_the_last_result(vt):

@@ -12,6 +12,7 @@ from pitboss import evaluator
 from pitboss.cards import parse_hand
 from pitboss.compat import const
 from pitboss.games import dealer
+from pitboss.games.dealer import deal_order, decide  # noqa: F401 (the interface)
 from pitboss.paytables import pays
 from pitboss.profiles import get
 
@@ -94,14 +95,6 @@ def settle(wagers, player, dealer_cards, called, tables):
 # ---- the game interface (pitboss.games) ----------------------------------------------
 def house(p, given):
     return {}  # no house rules
-
-
-def deal_order(t, dice):
-    return dealer.deal_order(t)
-
-
-def decide(t, seat, verb, ev):
-    return dealer.play_or_fold(seat, ev)
 
 
 def settle_round(t):

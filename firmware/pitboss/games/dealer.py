@@ -6,7 +6,9 @@ from pitboss.cards import name
 from pitboss.errors import Refused
 
 
-def deal_order(t):
+# deal_order and decide have the game interface's signatures (games/__init__.py), so a
+# dealer game imports them as its own.
+def deal_order(t, dice):
     """One card at a time to each seat in seat order, then the dealer, until each has a
     hand (three cards at Three Card Prime, five at Caribbean)."""
     seats = t.seats_in_play()
@@ -16,8 +18,9 @@ def deal_order(t):
     return order, None, None
 
 
-def play_or_fold(seat, ev):
-    """True plays (Play = ante; Caribbean's Call = 2 x ante), False folds."""
+def decide(t, seat, verb, ev):
+    """After the deal each seat plays or folds: True plays (Play = ante; Caribbean's
+    Call = 2 x ante), False folds."""
     play = ev.get("play")
     if type(play) is not bool:
         raise Refused("bad_decision", "seat %d: play must be True (play/call) or False "

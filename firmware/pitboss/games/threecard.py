@@ -13,6 +13,7 @@ from pitboss.cards import parse_hand
 from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games import dealer
+from pitboss.games.dealer import deal_order, decide  # noqa: F401 (the interface)
 from pitboss.paytables import pays
 from pitboss.profiles import get
 
@@ -177,14 +178,6 @@ def house(p, given):
         raise Refused("bad_config", "bad_beat must be one of straight, flush, none, got %r"
                       % (v,))
     return {"bad_beat": v}
-
-
-def deal_order(t, dice):
-    return dealer.deal_order(t)
-
-
-def decide(t, seat, verb, ev):
-    return dealer.play_or_fold(seat, ev)
 
 
 def settle_round(t):
