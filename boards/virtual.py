@@ -176,7 +176,7 @@ class SimSSD1306:
             self._ctrl = b
             return
         if self._ctrl & 0x40:
-            self._data(b)
+            self._data_run(bytes((b,)), 0, 1)
         else:
             self._command(b)
         if self._ctrl & 0x80:  # Co=1: another control byte follows
@@ -235,18 +235,6 @@ class SimSSD1306:
                 self._page = self._page0
                 self.frames += 1
         return i
-
-    def _data(self, b):
-        self.ram[self._page * self.width + self._col] = b
-        if self._col < self._col1:
-            self._col += 1
-            return
-        self._col = self._col0
-        if self._page < self._page1:
-            self._page += 1
-        else:
-            self._page = self._page0
-            self.frames += 1
 
     def pixel(self, x, y):
         return (self.ram[(y >> 3) * self.width + x] >> (y & 7)) & 1

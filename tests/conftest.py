@@ -90,21 +90,22 @@ def pytest_collection_modifyitems(config, items):
 # ---- the emulated Pico's board tier (tests/pico_tier.py) -----------------------------
 # Its jobs start in the background as soon as collection finds a Pico test, so the
 # emulator (a Node process) works while the rest of the suite runs on the other core.
-def pytest_collection_finish(session):
-    jobs = set()
+def _job_names(session, marker):
+    names = set()
     for item in session.items:
-        m = item.get_closest_marker("pico")
+        m = item.get_closest_marker(marker)
         if m is not None:
-            jobs.update(m.args)
+            names.update(m.args)
+    return names
+
+
+def pytest_collection_finish(session):
+    jobs = _job_names(session, "pico")
     if jobs:
         from tests.pico_tier import PicoTier
         PicoTier.get(jobs)
     # The virtual board's long jobs (tests/background.py), on a thread of their own.
-    bg = set()
-    for item in session.items:
-        m = item.get_closest_marker("background")
-        if m is not None:
-            bg.update(m.args)
+    bg = _job_names(session, "background")
     if bg:
         from tests.background import Background
         Background.start(bg)
