@@ -177,7 +177,8 @@ def _eval(p, c, n):
 # Five-card fast path (five cards ranked as a five-card hand, no joker). It is not a
 # second copy of the rules: its tables are _eval()'s own output, one hand per class,
 # computed at build time by host_tools/gentables.py and shipped as one `bytes` constant
-# per game in pitboss/t5/<game>.py (tests/test_tables.py rebuilds them from _eval and
+# per distinct table in pitboss/t5_<hash>.py, named by the profile (p.t5; games whose
+# rules give the same table share it; tests/test_tables.py rebuilds them from _eval and
 # compares). A board loads only the tables of the games it ranks, on first use: one
 # memcpy into an array, no ranking at boot.
 # With b = 1 << rank per card, m = OR, s = SUM, x = XOR of the five b:
@@ -209,8 +210,13 @@ def _load(p):
     """p's fast-path table (an array, empty if p has none), loaded on first use from
     its generated module, which is then dropped: the heap keeps only the array."""
     t = _NONE
-    if p.size == 5 and p.hand == 5:
-        mod = "t5_" + p.id.replace("-", "_")
+    mod = p.t5
+    if mod:
+        from pitboss.profiles import _PROFILES
+        for q in _PROFILES:  # a game sharing this table loaded it already: share it
+            if q.t5 == mod and q.fast:
+                p.fast = q.fast
+                return q.fast
         try:
             m = __import__("pitboss." + mod)
             raw = getattr(m, mod).T
