@@ -59,8 +59,8 @@ HOST_ONLY = ("pitboss/sim.py",)
 # board), whose firmware keeps the bytecode path (evaluator._native()).
 NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
 BOARD_ARCH = {"pico": "armv6m", "esp32_devkitc": "xtensawin", "virtual": ""}
-# Generated five-card tables (pitboss/t5_<hash>.py): flashed only if a game names them.
-TABLE = re.compile(r"^pitboss/t5_[0-9a-f]+\.py$")
+# Generated tables (pitboss/t5_<hash>.py, t2_<hash>.py): flashed only if a game names them.
+TABLE = re.compile(r"^pitboss/t[25]_[0-9a-f]+\.py$")
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
 # bits; sys.implementation._mpy packs the board's as version | ((arch << 2) | sub) << 8.
@@ -171,7 +171,8 @@ def _table_modules() -> set[str]:
     (host_tools/gentables.py writes one module per distinct table)."""
     from pitboss import profiles
 
-    return {profiles.get(g).t5 for g in profiles.GAMES if profiles.get(g).t5}
+    return {getattr(profiles.get(g), a) for g in profiles.GAMES for a in ("t5", "t2")
+            if getattr(profiles.get(g), a)}
 
 
 def dest_for(dest_py: str, source: bool) -> str:

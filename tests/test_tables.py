@@ -23,7 +23,7 @@ def test_every_generated_file_matches_a_rebuild_from_the_core():
     assert len([p for p in built if p.suffix == ".py"]) == len(tables)
     assert len({raw for raw, _ in tables.values()}) == len(tables)
     assert sorted(g for _, games in tables.values() for g in games) \
-        == sorted(gentables.five_games())
+        == sorted(gentables.five_games() + gentables.two_games())
     assert not gentables.stale_modules(built)
     for path, data in built.items():
         assert path.exists(), "%s missing: python -m host_tools.gentables" % path
@@ -100,6 +100,18 @@ def test_each_five_card_game_names_the_module_holding_its_own_table():
     assert len(same) == 1 and profiles.get("pr-pai-gow").t5 not in same
 
 
+def test_the_two_card_low_hand_is_ranked_from_its_table():
+    low = profiles.get("pr-pai-gow-low")
+    raw = gentables.table_bytes(gentables.two_table(low))  # rebuilt from the core
+    assert low.t2 == gentables.board_module_name(raw, 2)
+    evaluator._load(low)
+    assert len(low.fast) == evaluator._T2N
+    for a in range(53):
+        for b in range(53):
+            if a != b:
+                assert evaluator._score_bc(low, [a, b]) == evaluator._eval(low, [a, b], 2)
+
+
 def test_a_profile_naming_the_wrong_module_is_reported(monkeypatch):
     monkeypatch.setattr(profiles.get("qc-caribbean"), "t5", profiles.get("pr-pai-gow").t5)
     problems = gentables.profile_problems()
@@ -119,5 +131,5 @@ def test_games_sharing_a_table_share_one_array_on_the_board(monkeypatch):
 def test_flash_copies_each_distinct_table_once(tmp_path):
     from host_tools import flash
     dests = flash.planned_dests("pico", source=False)
-    tables = sorted(d for d in dests if d.startswith("/pitboss/t5_"))
+    tables = sorted(d for d in dests if d.startswith(("/pitboss/t5_", "/pitboss/t2_")))
     assert tables == sorted("/pitboss/%s.mpy" % m for m in gentables.board_tables())

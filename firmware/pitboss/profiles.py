@@ -53,7 +53,8 @@ def _windows(h):
 
 class Profile:
     def __init__(self, gid, size, hand, deck, source, ladder, names=None,
-                 wheel_straight=WHEEL_LOWEST, wheel_sf=WHEEL_LOWEST, floor=False, t5=None):
+                 wheel_straight=WHEEL_LOWEST, wheel_sf=WHEEL_LOWEST, floor=False, t5=None,
+                 t2=None):
         self.id = gid
         self.size = size  # cards that make up one hand of this game
         self.hand = hand  # cards in the poker hand ranked (5 of the All-Six's 6)
@@ -91,6 +92,7 @@ class Profile:
         # the table's content, shared by games whose rules give the same table;
         # host_tools/gentables.py checks the name), an empty array if it has none.
         self.t5 = t5
+        self.t2 = t2  # the same for a two-card game (Pai Gow's low hand)
         self.fast = None
 
     def kind_of(self, score):
@@ -131,7 +133,8 @@ _PROFILES = (
     Profile("pr-pai-gow-a5-low", 5, 5, 53, _PR + "; licensee option D", _PR_HIGH,
             t5=_T5_LOW),
     # PR B.10: the low hand can only be a pair or not; A: the joker is an ace in it.
-    Profile("pr-pai-gow-low", 2, 2, 53, _PR + " (two-card low hand)", (HIGH, PAIR)),
+    Profile("pr-pai-gow-low", 2, 2, 53, _PR + " (two-card low hand)", (HIGH, PAIR),
+            t2="t2_743d1441"),  # its two-card table (gentables.two_table)
 )
 
 GAMES = tuple(p.id for p in _PROFILES)
