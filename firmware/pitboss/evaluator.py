@@ -341,6 +341,20 @@ def score_core(p, cards):
 
 def check(p, cards, more=False):
     """Raise CardError naming what is wrong; `more`: a superset to pick the best from."""
+    if _n5 is None or not _n5.valid(cards, p.joker):  # native: the good hands, fast
+        _check_cards(p, cards)
+    n = len(cards)
+    if more:
+        if n < p.size:
+            raise CardError("wrong_count", "%s needs at least %d cards, got %d"
+                            % (p.id, p.size, n))
+    elif n != p.size:
+        raise CardError("wrong_count", "%s takes %d cards, got %d" % (p.id, p.size, n))
+
+
+def _check_cards(p, cards):
+    """Raise CardError for the first card that is not a card id, a joker the game has
+    not, a second joker or a duplicate."""
     # Cards seen so far as two bit masks (ids 0-25, 26-52: small ints everywhere), so
     # nothing is left to clean up whatever is raised. Checked in this order per card:
     # an unknown id, the joker (allowed? one only), a duplicate.
@@ -367,13 +381,6 @@ def check(p, cards, more=False):
             if hi & b:
                 raise CardError("duplicate_card", "duplicate card %s" % name(c))
             hi |= b
-    n = len(cards)
-    if more:
-        if n < p.size:
-            raise CardError("wrong_count", "%s needs at least %d cards, got %d"
-                            % (p.id, p.size, n))
-    elif n != p.size:
-        raise CardError("wrong_count", "%s takes %d cards, got %d" % (p.id, p.size, n))
 
 
 def rank(p, cards):

@@ -132,6 +132,9 @@ def score_frame(p, buf, off: int) -> int:
 
 
 _c7 = bytearray(7)  # seven()'s copy of the seven card ids
+_INT = int  # (in viper code `int` is the cast, not the type)
+_ZERO = 0  # (objects: viper compares an object only with an object)
+_JOKER = 52
 
 
 @micropython.viper
@@ -342,4 +345,104 @@ def joker(t, four: int) -> int:
                 v = m
         if v > best:
             best = v
+    return best
+
+
+@micropython.viper
+def valid(cards, joker: int) -> int:
+    """1 if every card is a card id (a small int 0..52), none twice and at most one
+    joker, the joker only where the game has one (`joker`); else 0, and
+    evaluator.check() walks the cards again in bytecode to name the culprit. Only what
+    that walk accepts gets 1 (a bool, a large int or anything else: 0)."""
+    lo = 0  # ids 0-29 seen, as bits (machine words: no boxing)
+    hi = 0  # ids 30-52
+    for x in cards:
+        if type(x) is not _INT:
+            return 0
+        if x < _ZERO or x > _JOKER:  # as objects: a large int is never truncated here
+            return 0
+        v = int(x)
+        if v == 52 and not joker:
+            return 0
+        if v < 30:
+            b = 1 << v
+            if lo & b:
+                return 0
+            lo |= b
+        else:
+            b = 1 << (v - 30)
+            if hi & b:
+                return 0
+            hi |= b
+    return 1
+
+
+@micropython.viper
+def ranks7(cards, rk, cnt, by) -> int:
+    """Pai Gow's rank counts (paigow._groups) of seven checked cards, the joker an ace
+    (PR A): rk[i] the rank of card i, cnt[r] how many of rank r (a bytearray of 13,
+    cleared here), and each rank held appended to by[its count], highest first."""
+    r = ptr8(rk)
+    n = ptr8(cnt)
+    k = 0
+    while k < 13:
+        n[k] = 0
+        k += 1
+    x0, x1, x2, x3, x4, x5, x6 = cards
+    r[0] = int(x0) >> 2
+    r[1] = int(x1) >> 2
+    r[2] = int(x2) >> 2
+    r[3] = int(x3) >> 2
+    r[4] = int(x4) >> 2
+    r[5] = int(x5) >> 2
+    r[6] = int(x6) >> 2
+    k = 0
+    while k < 7:
+        if r[k] == 13:  # the joker (52 >> 2): an ace
+            r[k] = 12
+        n[r[k]] += 1
+        k += 1
+    k = 12
+    while k >= 0:
+        c = int(n[k])
+        if c:
+            by[c].append(k)
+        k -= 1
+    return 7
+
+
+@micropython.viper
+def front(rk, a: int, b: int, w) -> int:
+    """paigow._front() over settings seven() ranked into w: the setting (index k of
+    paigow.SPLITS) whose low hand's ranks (rk: the seven cards' ranks) are a and b,
+    with the best high score w[k], then the best low score w[21 + k], the first in
+    SPLITS order on a tie; -1 if none."""
+    r = ptr8(rk)
+    s = ptr32(w)
+    best = -1
+    bh = 0
+    bl = 0
+    k = 0
+    i = 0
+    while i < 6:
+        ri = int(r[i])
+        if ri != a and ri != b:
+            k += 6 - i
+            i += 1
+            continue
+        want = a
+        if ri == a:
+            want = b
+        j = i + 1
+        while j < 7:
+            if int(r[j]) == want:
+                h = int(s[k])
+                lo = int(s[21 + k])
+                if best < 0 or uint(h) > uint(bh) or (h == bh and uint(lo) > uint(bl)):
+                    best = k
+                    bh = h
+                    bl = lo
+            k += 1
+            j += 1
+        i += 1
     return best

@@ -214,6 +214,7 @@ _RK = bytearray(7)  # the seven cards' ranks, the joker an ace (PR A)
 # k of _done); native5.seven() fills all 21 at once where the board has native code.
 _W = array("I", [0] * 42)
 _done = 0
+_top = 0  # with all 21 ranked in one call: the best high score among them
 
 
 def _rank_way(p, cards, k):
@@ -264,6 +265,8 @@ def _front(p, cards, a, b):
     an ace), by its high hand, then its low one; the first in SPLITS order on a tie; -1
     if none. The rules name ranks; which suit (or the joker) goes where is chosen to make
     the best high hand, e.g. keeping a flush the joker can complete."""
+    if _done == 0x1FFFFF and evaluator._n5:  # all 21 ranked natively: chosen so too
+        return evaluator._n5.front(_RK, a, b, _W)
     rk = _RK
     best = -1
     bh = bl = 0
@@ -289,17 +292,20 @@ def _groups(cards):
     ranks also land in _RK."""
     cnt = bytearray(13)
     rk = _RK
+    by = ([], [], [], [], [], [])  # by[n] = ranks held exactly n times
+    n5 = evaluator._n5
+    if n5:
+        n5.ranks7(cards, rk, cnt, by)  # the same, natively
+        return cnt, by
     for i in range(7):
         c = cards[i]
         r = _ACE if c == JOKER else c >> 2
         rk[i] = r
         cnt[r] += 1
-    by = ([], [], [], [], [], [])  # by[n] = ranks held exactly n times
-    last = -1
-    for r in sorted(rk, reverse=True):  # the ranks held, each once, highest first
-        if r != last:
-            by[cnt[r]].append(r)
-            last = r
+    for r in range(12, -1, -1):
+        n = cnt[r]
+        if n:
+            by[n].append(r)
     return cnt, by
 
 
@@ -324,9 +330,10 @@ def house_way(p, cards, two_pair=None):
     evaluator.check(p, cards, more=True)
     if len(cards) != 7:
         raise Refused("wrong_count", "a Pai Gow hand is 7 cards, got %d" % len(cards))
-    global _done
+    global _done, _top
     rule = _default_rule() if two_pair is None else two_pair
-    cards = list(cards)
+    if type(cards) is not list:  # (read only here: a list is used as it is)
+        cards = list(cards)
     lp = _low or low()
     _done = 0  # no setting ranked yet (_rank_way)
     n5 = evaluator._n5
@@ -335,8 +342,10 @@ def house_way(p, cards, two_pair=None):
             evaluator._load(p)
         if lp.fast is None:
             evaluator._load(lp)
-        if p.fast and lp.fast and n5.seven(p.fast, cards, _W, lp.fast) >= 0:
-            _done = 0x1FFFFF
+        if p.fast and lp.fast:
+            _top = n5.seven(p.fast, cards, _W, lp.fast)
+            if _top >= 0:
+                _done = 0x1FFFFF
     cnt, by = _groups(cards)
     quads, trips, pairs, singles = by[4], by[3], by[2], by[1]
     way = None
@@ -452,9 +461,9 @@ def _straights(p, cards, pairs, singles):
     pair or three of a kind; two pair goes by the two-pair rule). Returns (rule, a, b,
     way): rule None when no straight or better can be played in back; way (a setting's
     index) None when the rule names the low hand's ranks a, b instead."""
-    if not _may_straight(p, cards):
-        return None, 0, 0, None
     floor = p.order[STRAIGHT] << _RUNG
+    if _top < floor if _done == 0x1FFFFF else not _may_straight(p, cards):
+        return None, 0, 0, None  # (_top: the best of the 21 high hands, when all ranked)
     keep = []
     for k in range(21):
         _rank_way(p, cards, k)
