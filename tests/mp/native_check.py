@@ -75,6 +75,26 @@ for _ in range(300):
         assert paigow._W[21 + k] == evaluator._eval(low, lo, 2), h
     checked += 1
 
+# evaluator.check's native pass (native5.valid) accepts exactly what the bytecode walk
+# accepts: bools, large ints, other types, out-of-range ids, duplicates, jokers.
+from pitboss.cards import CardError  # noqa: E402
+weird = [True, False, 2 ** 40, 2 ** 40 + 5, -1, 53, 255, "x", None, 1.0, -(2 ** 40),
+         2 ** 31 + 3]
+for gid in ("nj-5card", "pr-pai-gow"):
+    p = profiles.get(gid)
+    for _ in range(3000):
+        n = 1 + rng.below(8)
+        h = [rng.below(54) for _ in range(n)]
+        if rng.below(4) == 0:
+            h[rng.below(n)] = weird[rng.below(len(weird))]
+        try:
+            evaluator._check_cards(p, h)
+            ok = 1
+        except CardError:
+            ok = 0
+        assert evaluator._n5.valid(h, p.joker) == ok, (gid, h)
+        checked += 1
+
 p = profiles.get("pr-pai-gow")  # four aces and the joker go back to the core: still 0 B
 hands = []
 for _ in range(100):
