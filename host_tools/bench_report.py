@@ -167,9 +167,11 @@ def _pico_paigow(pico, chip):
     parts = ""
     if hw is not None:
         parts = "; the banker's house way alone %.2f ms" % hw
-        if chip.get("paigow_ways_ms") is not None:
-            parts += " (its 21 settings %.2f ms, with their 42 ranks %.2f ms)" % (
-                chip["paigow_settings_ms"], chip["paigow_ways_ms"])
+        if chip.get("paigow_seats_ms") is not None:
+            parts += (" (its check %.2f ms, its 21 settings ranked %.2f ms), the six seats "
+                      "scored, foul-checked and settled %.2f ms" % (
+                          chip["paigow_check_ms"], chip["paigow_ways_ms"],
+                          chip["paigow_seats_ms"]))
     return ("%.2f ms = %.2f M cycles%s" % (v, v * 0.125, parts),
         v < TARGETS["paigow_round_ms_max"])
 

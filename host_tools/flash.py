@@ -59,6 +59,8 @@ HOST_ONLY = ("pitboss/sim.py",)
 # board), whose firmware keeps the bytecode path (evaluator._native()).
 NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
 BOARD_ARCH = {"pico": "armv6m", "esp32_devkitc": "xtensawin", "virtual": ""}
+# Generated tables (pitboss/t5_<hash>.py, t2_<hash>.py): flashed only if a game names them.
+TABLE = re.compile(r"^pitboss/t[25]_[0-9a-f]+\.py$")
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
 # bits; sys.implementation._mpy packs the board's as version | ((arch << 2) | sub) << 8.
@@ -150,14 +152,27 @@ def _sources(board: str, root: Path = REPO) -> list[tuple[Path, str]]:
     """(host source, board path without the .py/.mpy decision) for everything to flash.
     root: the tree holding firmware/ and boards/ (the repository; tests pass a snapshot)."""
     firmware = Path(root) / "firmware"
+    tables = _table_modules()
     out = []
     for src in sorted(firmware.rglob("*")):
         if src.is_dir() or "__pycache__" in src.parts or src.suffix == ".pyc" \
                 or src.relative_to(firmware).as_posix() in HOST_ONLY:
             continue
+        if TABLE.match(src.relative_to(firmware).as_posix()) and src.stem not in tables:
+            continue  # a table module no game names (one per distinct table is flashed)
         out.append((src, "/" + src.relative_to(firmware).as_posix()))
     out.append((Path(root) / "boards" / f"{board}.py", "/board.py"))
     return out
+
+
+def _table_modules() -> set[str]:
+    """The five-card table modules the games name (Profile.t5): any board may be
+    configured for any game, so a board gets each distinct table once, and nothing else
+    (host_tools/gentables.py writes one module per distinct table)."""
+    from pitboss import profiles
+
+    return {getattr(profiles.get(g), a) for g in profiles.GAMES for a in ("t5", "t2")
+            if getattr(profiles.get(g), a)}
 
 
 def dest_for(dest_py: str, source: bool) -> str:

@@ -60,6 +60,17 @@ def test_foul_rule(high, low, is_foul):
     assert foul(high, low) is is_foul
 
 
+def test_the_settings_table_is_splits_and_ways_rank_each_setting():
+    # _PICK (the house way's index table) is SPLITS: the five others in order, then i, j
+    for k, (i, j) in enumerate(paigow.SPLITS):
+        assert list(paigow._PICK[7 * k:7 * k + 7]) \
+            == [x for x in range(7) if x != i and x != j] + [i, j]
+    cards = H("As Kd Jk 9c 9s 4h 2c")
+    for (hs, ls, high, low), (h2, l2) in zip(paigow._ways(P, cards), paigow.settings(cards)):
+        assert (high, low) == (h2, l2)
+        assert hs == evaluator._eval(P, high, 5) and ls == evaluator._eval(LOW, low, 2)
+
+
 def test_ways_are_the_21_partitions():
     cards = H("As Kd 9c 7h 5s 3d 2c")
     ways = paigow.settings(cards)

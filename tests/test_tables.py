@@ -2,7 +2,8 @@
 when a game's tables load (issue 9, 11, 13: cold start).
 
 host_tools/gentables.py computes every table from pitboss.evaluator._eval at build time:
-the board's five-card tables (firmware/pitboss/t5_<game>.py, one bytes constant each) and
+the board's five-card tables (firmware/pitboss/t5_<hash>.py, one bytes constant per
+distinct table, named by the profiles that use it) and
 the host's (host_tools/tables/<game>-<n>.bin). Here they are rebuilt from the core and
 compared, so a rule change that is not regenerated fails.
 """
@@ -17,7 +18,13 @@ from pitboss import evaluator, profiles
 
 def test_every_generated_file_matches_a_rebuild_from_the_core():
     built = gentables.generate()
-    assert len([p for p in built if p.suffix == ".py"]) == len(gentables.five_games())
+    tables = gentables.board_tables()
+    # one module per distinct table, every five-card game's table in one of them
+    assert len([p for p in built if p.suffix == ".py"]) == len(tables)
+    assert len({raw for raw, _ in tables.values()}) == len(tables)
+    assert sorted(g for _, games in tables.values() for g in games) \
+        == sorted(gentables.five_games() + gentables.two_games())
+    assert not gentables.stale_modules(built)
     for path, data in built.items():
         assert path.exists(), "%s missing: python -m host_tools.gentables" % path
         assert gentables.same(path, path.read_bytes(), data), \
@@ -76,4 +83,53 @@ def test_a_board_keeps_only_the_array_not_the_module():
     import sys as _sys
     p = profiles.get("pr-pai-gow")
     evaluator._load(p)
-    assert p.fast and "pitboss.t5_pr_pai_gow" not in _sys.modules
+    assert p.fast and "pitboss." + p.t5 not in _sys.modules
+
+
+def test_each_five_card_game_names_the_module_holding_its_own_table():
+    assert gentables.profile_problems() == []
+    for gid in gentables.five_games():
+        p = profiles.get(gid)
+        raw = gentables.table_bytes(gentables.five_table(p))  # rebuilt from the core
+        assert p.t5 == gentables.board_module_name(raw)
+        m = __import__("pitboss." + p.t5, None, None, ("T",))
+        assert m.T == raw
+    # NJ (c)2 and QC place the wheel lowest, as PR D's licensee option does; PR B.3/B.7
+    # do not: three games, one table; Pai Gow's own, another
+    same = {profiles.get(g).t5 for g in ("nj-5card", "qc-caribbean", "pr-pai-gow-a5-low")}
+    assert len(same) == 1 and profiles.get("pr-pai-gow").t5 not in same
+
+
+def test_the_two_card_low_hand_is_ranked_from_its_table():
+    low = profiles.get("pr-pai-gow-low")
+    raw = gentables.table_bytes(gentables.two_table(low))  # rebuilt from the core
+    assert low.t2 == gentables.board_module_name(raw, 2)
+    evaluator._load(low)
+    assert len(low.fast) == evaluator._T2N
+    for a in range(53):
+        for b in range(53):
+            if a != b:
+                assert evaluator._score_bc(low, [a, b]) == evaluator._eval(low, [a, b], 2)
+
+
+def test_a_profile_naming_the_wrong_module_is_reported(monkeypatch):
+    monkeypatch.setattr(profiles.get("qc-caribbean"), "t5", profiles.get("pr-pai-gow").t5)
+    problems = gentables.profile_problems()
+    assert len(problems) == 1 and "qc-caribbean" in problems[0]
+    assert gentables.main(["--check"]) == 1
+
+
+def test_games_sharing_a_table_share_one_array_on_the_board(monkeypatch):
+    a, b = profiles.get("nj-5card"), profiles.get("qc-caribbean")
+    monkeypatch.setattr(a, "fast", None)
+    monkeypatch.setattr(b, "fast", None)
+    evaluator._load(a)
+    evaluator._load(b)
+    assert a.fast and b.fast is a.fast
+
+
+def test_flash_copies_each_distinct_table_once(tmp_path):
+    from host_tools import flash
+    dests = flash.planned_dests("pico", source=False)
+    tables = sorted(d for d in dests if d.startswith(("/pitboss/t5_", "/pitboss/t2_")))
+    assert tables == sorted("/pitboss/%s.mpy" % m for m in gentables.board_tables())

@@ -26,13 +26,13 @@ from pitboss.profiles import (
 )
 
 _ACE = const(0x1000)
+_JK = const(52)  # cards.JOKER (a const here: read on every card check() sees)
 _ALL = const(0x1FFF)
 _SIX_ROYAL = const(0x1F80)  # A K Q J 10 9: PA (d)(1)
 _RUNG = const(26)
 _TB = const(0x3FFFFFF)
 
 _sm = array("H", (0, 0, 0, 0))
-_seen = bytearray(53)
 
 
 def _hi(m):
@@ -177,7 +177,8 @@ def _eval(p, c, n):
 # Five-card fast path (five cards ranked as a five-card hand, no joker). It is not a
 # second copy of the rules: its tables are _eval()'s own output, one hand per class,
 # computed at build time by host_tools/gentables.py and shipped as one `bytes` constant
-# per game in pitboss/t5/<game>.py (tests/test_tables.py rebuilds them from _eval and
+# per distinct table in pitboss/t5_<hash>.py, named by the profile (p.t5; games whose
+# rules give the same table share it; tests/test_tables.py rebuilds them from _eval and
 # compares). A board loads only the tables of the games it ranks, on first use: one
 # memcpy into an array, no ranking at boot.
 # With b = 1 << rank per card, m = OR, s = SUM, x = XOR of the five b:
@@ -203,14 +204,23 @@ _T = const(53)
 _FB = const(1110)  # _T + _HP
 _QX = const(1111)
 _NONE = array("I")  # p.fast for a profile without a fast path (falsy)
+# Two-card table (Pai Gow's low hand, PR B.10; pitboss/t2_<hash>.py, Profile.t2): the
+# score of two cards is T2[(a >> 2) * 14 + (b >> 2)] (the joker, id 52, is rank 13),
+# each entry _eval()'s own score of two cards of those ranks (gentables.two_table).
+_T2N = const(196)
 
 
 def _load(p):
     """p's fast-path table (an array, empty if p has none), loaded on first use from
     its generated module, which is then dropped: the heap keeps only the array."""
     t = _NONE
-    if p.size == 5 and p.hand == 5:
-        mod = "t5_" + p.id.replace("-", "_")
+    mod = p.t5 or p.t2
+    if mod:
+        from pitboss.profiles import _PROFILES
+        for q in _PROFILES:  # a game sharing this table loaded it already: share it
+            if (q.t5 == mod or q.t2 == mod) and q.fast:
+                p.fast = q.fast
+                return q.fast
         try:
             m = __import__("pitboss." + mod)
             raw = getattr(m, mod).T
@@ -270,9 +280,12 @@ def score(p, cards):
 
 def _slow(p, cards):
     """Every hand the fast path does not take (also native5's way out)."""
-    if p.fast is None:  # first hand of this game: load its table
+    t = p.fast
+    if t is None:  # first hand of this game: load its table
         _load(p)
         return _board_score(p, cards)
+    if len(cards) == 2 and len(t) == _T2N:  # the two-card table (native5 reads it too)
+        return t[(cards[0] >> 2) * 14 + (cards[1] >> 2)]
     return _eval(p, cards, len(cards))
 
 
@@ -328,27 +341,8 @@ def score_core(p, cards):
 
 def check(p, cards, more=False):
     """Raise CardError naming what is wrong; `more`: a superset to pick the best from."""
-    seen = _seen
-    jokers = 0
-    try:
-        for c in cards:
-            if type(c) is not int or not 0 <= c <= JOKER:
-                raise CardError("unknown_card", "unknown card id %r" % (c,))
-            if c == JOKER:
-                if not p.joker:
-                    raise CardError("joker_not_allowed", "%s is played without a joker"
-                                    % p.id)
-                jokers += 1
-                if jokers > 1:
-                    raise CardError("two_jokers", "two jokers in one hand (the %s deck "
-                                    "has one)" % p.id)
-            elif seen[c]:
-                raise CardError("duplicate_card", "duplicate card %s" % name(c))
-            seen[c] = 1
-    finally:
-        for c in cards:
-            if type(c) is int and 0 <= c <= JOKER:
-                seen[c] = 0
+    if _n5 is None or not _n5.valid(cards, p.joker):  # native: the good hands, fast
+        _check_cards(p, cards)
     n = len(cards)
     if more:
         if n < p.size:
@@ -356,6 +350,37 @@ def check(p, cards, more=False):
                             % (p.id, p.size, n))
     elif n != p.size:
         raise CardError("wrong_count", "%s takes %d cards, got %d" % (p.id, p.size, n))
+
+
+def _check_cards(p, cards):
+    """Raise CardError for the first card that is not a card id, a joker the game has
+    not, a second joker or a duplicate."""
+    # Cards seen so far as two bit masks (ids 0-25, 26-52: small ints everywhere), so
+    # nothing is left to clean up whatever is raised. Checked in this order per card:
+    # an unknown id, the joker (allowed? one only), a duplicate.
+    lo = hi = 0
+    jokers = 0
+    for c in cards:
+        if type(c) is not int or not 0 <= c <= _JK:
+            raise CardError("unknown_card", "unknown card id %r" % (c,))
+        if c == _JK:
+            if not p.joker:
+                raise CardError("joker_not_allowed", "%s is played without a joker"
+                                % p.id)
+            jokers += 1
+            if jokers > 1:
+                raise CardError("two_jokers", "two jokers in one hand (the %s deck "
+                                "has one)" % p.id)
+        elif c < 26:
+            b = 1 << c
+            if lo & b:
+                raise CardError("duplicate_card", "duplicate card %s" % name(c))
+            lo |= b
+        else:
+            b = 1 << (c - 26)
+            if hi & b:
+                raise CardError("duplicate_card", "duplicate card %s" % name(c))
+            hi |= b
 
 
 def rank(p, cards):

@@ -53,7 +53,8 @@ def _windows(h):
 
 class Profile:
     def __init__(self, gid, size, hand, deck, source, ladder, names=None,
-                 wheel_straight=WHEEL_LOWEST, wheel_sf=WHEEL_LOWEST, floor=False):
+                 wheel_straight=WHEEL_LOWEST, wheel_sf=WHEEL_LOWEST, floor=False, t5=None,
+                 t2=None):
         self.id = gid
         self.size = size  # cards that make up one hand of this game
         self.hand = hand  # cards in the poker hand ranked (5 of the All-Six's 6)
@@ -87,7 +88,11 @@ class Profile:
         self.categories = tuple(names.get(k, KIND_NAMES[k]) for k in reversed(ladder))
         self._names = tuple(names.get(k, KIND_NAMES[k]) for k in ladder)
         # The five-card fast path's table (pitboss.evaluator): None until the game's
-        # first hand loads it from its generated module, an empty array if it has none.
+        # first hand loads it from its generated module (t5: pitboss/<t5>.py, named by
+        # the table's content, shared by games whose rules give the same table;
+        # host_tools/gentables.py checks the name), an empty array if it has none.
+        self.t5 = t5
+        self.t2 = t2  # the same for a two-card game (Pai Gow's low hand)
         self.fast = None
 
     def kind_of(self, score):
@@ -106,12 +111,16 @@ _THREE = (HIGH, PAIR, FLUSH, STRAIGHT, TRIPS, SF, ROYAL)
 _PR_HIGH = _FIVE + (FIVE_ACES,)  # PR B.1: five aces above the royal flush
 _NJ5 = "new-jersey-poker-ranks.txt (b), (c), (e)"
 _PR = "puerto-rico-pai-gow-poker-ranks.es.txt A, B, C, E"
+# The five-card fast-path tables (generated: host_tools/gentables.py). Five aces need the
+# joker, which the fast path hands to the core, so below it these ladders are _FIVE's:
+_T5_LOW = "t5_30a28e9b"  # the wheel the lowest straight (NJ (c)2, QC, PR D's option)
+_T5_PR = "t5_e7fb9024"  # the wheel the second straight, top straight flush (PR B.3, B.7)
 
 _PROFILES = (
-    Profile("nj-5card", 5, 5, 52, _NJ5, _FIVE),
+    Profile("nj-5card", 5, 5, 52, _NJ5, _FIVE, t5=_T5_LOW),
     Profile("nj-3card", 3, 3, 52, "new-jersey-poker-ranks.txt (b), (d), (e)", _THREE),
     Profile("qc-caribbean", 5, 5, 52, "quebec-caribbean-poker-ranks.fr.txt art. 67.11",
-            _FIVE),
+            _FIVE, t5=_T5_LOW),
     Profile("pa-three-card-prime", 3, 3, 52,
             "pennsylvania-three-card-prime-ranks.txt (a)-(c)", _THREE,
             names={ROYAL: "mini_royal"}),  # PA (b)(1)
@@ -120,10 +129,12 @@ _PROFILES = (
             (NO_QUALIFY, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL, SIX_ROYAL),
             floor=True),
     Profile("pr-pai-gow", 5, 5, 53, _PR, _PR_HIGH,
-            wheel_straight=WHEEL_SECOND, wheel_sf=WHEEL_TOP),  # PR B.3, B.7
-    Profile("pr-pai-gow-a5-low", 5, 5, 53, _PR + "; licensee option D", _PR_HIGH),
+            wheel_straight=WHEEL_SECOND, wheel_sf=WHEEL_TOP, t5=_T5_PR),  # PR B.3, B.7
+    Profile("pr-pai-gow-a5-low", 5, 5, 53, _PR + "; licensee option D", _PR_HIGH,
+            t5=_T5_LOW),
     # PR B.10: the low hand can only be a pair or not; A: the joker is an ace in it.
-    Profile("pr-pai-gow-low", 2, 2, 53, _PR + " (two-card low hand)", (HIGH, PAIR)),
+    Profile("pr-pai-gow-low", 2, 2, 53, _PR + " (two-card low hand)", (HIGH, PAIR),
+            t2="t2_743d1441"),  # its two-card table (gentables.two_table)
 )
 
 GAMES = tuple(p.id for p in _PROFILES)

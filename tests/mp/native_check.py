@@ -36,7 +36,66 @@ for gid in profiles.GAMES:
                 assert evaluator.score_frame(p, bytes(h), 0) == want, (gid, h)
             checked += 1
 
-p = profiles.get("pr-pai-gow")  # joker hands go back to the bytecode core: still 0 B
+# Seven cards (score's native best-five-of-seven, native5.seven) with five or more of a
+# suit, and five-card joker hands (native5.joker): against the core.
+for gid in ("nj-5card", "pr-pai-gow", "pr-pai-gow-a5-low"):
+    p = profiles.get(gid)
+    for _ in range(3000):
+        st = rng.below(4)
+        h = []
+        while len(h) < 5 + rng.below(3):
+            c = rng.below(13) * 4 + st
+            if c not in h:
+                h.append(c)
+        while len(h) < 7:
+            c = rng.below(52)
+            if c not in h:
+                h.append(c)
+        h.insert(rng.below(7), h.pop())
+        assert evaluator.score(p, h) == evaluator._eval(p, h, 7), (gid, h)
+        checked += 1
+    if p.joker:
+        for _ in range(5000):
+            deck = list(range(52))
+            h = [deck.pop(rng.below(len(deck))) for _ in range(4)]
+            h.insert(rng.below(5), 52)
+            want = evaluator._eval(p, h, 5)
+            assert evaluator.score(p, h) == want, (gid, h)
+            assert evaluator.score_frame(p, bytes(h), 0) == want, (gid, h)
+            checked += 1
+# The house way's 21 settings in one call: each the core's score of its two hands.
+from pitboss.games import paigow  # noqa: E402
+p, low = profiles.get("pr-pai-gow"), paigow.low()
+for _ in range(300):
+    deck = list(range(52))
+    h = [deck.pop(rng.below(len(deck))) for _ in range(7)]
+    assert evaluator._n5.seven(p.fast, h, paigow._W, low.fast) == evaluator._eval(p, h, 7)
+    for k, (hi, lo) in enumerate(paigow.settings(h)):
+        assert paigow._W[k] == evaluator._eval(p, hi, 5), h
+        assert paigow._W[21 + k] == evaluator._eval(low, lo, 2), h
+    checked += 1
+
+# evaluator.check's native pass (native5.valid) accepts exactly what the bytecode walk
+# accepts: bools, large ints, other types, out-of-range ids, duplicates, jokers.
+from pitboss.cards import CardError  # noqa: E402
+weird = [True, False, 2 ** 40, 2 ** 40 + 5, -1, 53, 255, "x", None, 1.0, -(2 ** 40),
+         2 ** 31 + 3]
+for gid in ("nj-5card", "pr-pai-gow"):
+    p = profiles.get(gid)
+    for _ in range(3000):
+        n = 1 + rng.below(8)
+        h = [rng.below(54) for _ in range(n)]
+        if rng.below(4) == 0:
+            h[rng.below(n)] = weird[rng.below(len(weird))]
+        try:
+            evaluator._check_cards(p, h)
+            ok = 1
+        except CardError:
+            ok = 0
+        assert evaluator._n5.valid(h, p.joker) == ok, (gid, h)
+        checked += 1
+
+p = profiles.get("pr-pai-gow")  # four aces and the joker go back to the core: still 0 B
 hands = []
 for _ in range(100):
     deck = list(range(53))
@@ -47,9 +106,19 @@ for h in hands:
     score(p, h)
 
 
+hands7 = []
+for _ in range(20):
+    deck = list(range(53))
+    hands7.append([deck.pop(rng.below(len(deck))) for _ in range(7)])
+for h in hands7:
+    score(p, h)
+
+
 def ranks_list(reps):
     for _ in range(reps):
         for h in hands:
+            score(p, h)
+        for h in hands7:  # (seven cards, with the joker: the core's, also 0 B)
             score(p, h)
 
 

@@ -13,6 +13,8 @@
 # of Odds (Pai Gow Poker, Appendix 2: "This is very typical. Most other casinos use this
 # exact rule or something similar"). Each rule below quotes its bullet; the rule name it
 # returns is what results and tests cite. docs/games.md lists every reading we chose.
+from array import array
+
 from pitboss import evaluator
 from pitboss.cards import JOKER, RANKS, name, parse_hand
 from pitboss.compat import const
@@ -140,21 +142,22 @@ def outranks(p, hs, ls):
     Splitting four of a kind (7-7 low, 7-7-x-y-z high) is therefore legal, as house ways
     require. Relies on the score layout documented in evaluator.py (rung << 26 | upper
     13-bit rank mask << 13 | lower mask)."""
-    hk = p.kind_of(hs)
+    hk = p.ladder[hs >> _RUNG]  # p.kind_of(hs), without the method call
     if hk != HIGH and hk != PAIR:
         return True
-    lk = low().kind_of(ls)
+    lk = (_low or low()).ladder[ls >> _RUNG]
     if hk == PAIR:
         if lk == HIGH:
             return True
         return (hs >> 13) & _MASK >= (ls >> 13) & _MASK
     if lk == PAIR:
         return False
-    x = (hs & _MASK) ^ (ls & _MASK)
-    top = 0x1000
-    while top and not x & top:
-        top >>= 1
-    return not top & ls  # top == 0 cannot happen: five ranks against two
+    # The highest rank one hand holds and the other does not is the high hand's exactly
+    # when its ranks the low hand lacks make the larger mask (disjoint masks compare by
+    # their top bit); never equal: five ranks against two.
+    hm = hs & _MASK
+    lm = ls & _MASK
+    return hm & ~lm > lm & ~hm
 
 
 def check_setting(seven, high, low):
@@ -186,47 +189,123 @@ def settings(cards):
 
 
 # ---- the house way -------------------------------------------------------------------
+#
+# The rules below name the low hand's ranks; only the settings holding those ranks in
+# front are ranked (usually one to four of the 21), and all 21 only when a straight or
+# better can be kept behind (the "Straights, flushes..." bullet). Nothing is built per
+# setting: the five and two cards are copied into two preallocated buffers, the high
+# hand ranked from its bytes frame (evaluator.score_frame: native5 on the chip), the low
+# hand from the two-card table (evaluator.score: one table read), and both scores kept
+# in two preallocated lists, marked computed in one bitmask.
+
+# _PICK[7k:7k + 7]: for SPLITS[k] = (i, j), the indices of the five high cards (in order),
+# then i and j (tests/test_paigow.py derives it from SPLITS).
+_PICK = (b"\x02\x03\x04\x05\x06\x00\x01\x01\x03\x04\x05\x06\x00\x02\x01\x02\x04\x05\x06\x00\x03"
+         b"\x01\x02\x03\x05\x06\x00\x04\x01\x02\x03\x04\x06\x00\x05\x01\x02\x03\x04\x05\x00\x06"
+         b"\x00\x03\x04\x05\x06\x01\x02\x00\x02\x04\x05\x06\x01\x03\x00\x02\x03\x05\x06\x01\x04"
+         b"\x00\x02\x03\x04\x06\x01\x05\x00\x02\x03\x04\x05\x01\x06\x00\x01\x04\x05\x06\x02\x03"
+         b"\x00\x01\x03\x05\x06\x02\x04\x00\x01\x03\x04\x06\x02\x05\x00\x01\x03\x04\x05\x02\x06"
+         b"\x00\x01\x02\x05\x06\x03\x04\x00\x01\x02\x04\x06\x03\x05\x00\x01\x02\x04\x05\x03\x06"
+         b"\x00\x01\x02\x03\x06\x04\x05\x00\x01\x02\x03\x05\x04\x06\x00\x01\x02\x03\x04\x05\x06")
+_HI = bytearray(5)  # the setting being ranked: its high hand ...
+_LO = bytearray(2)  # ... and its low hand
+_RK = bytearray(7)  # the seven cards' ranks, the joker an ace (PR A)
+# The high score of setting k at _W[k], its low score at _W[21 + k], once computed (bit
+# k of _done); native5.seven() fills all 21 at once where the board has native code.
+_W = array("I", [0] * 42)
+_done = 0
+_top = 0  # with all 21 ranked in one call: the best high score among them
+
+
+def _rank_way(p, cards, k):
+    """Score setting k of `cards` (cached): its high score goes to _W[k], its low to
+    _W[21 + k]."""
+    global _done
+    if _done >> k & 1:
+        return
+    x = _PICK
+    o = k * 7
+    h = _HI
+    h[0] = cards[x[o]]
+    h[1] = cards[x[o + 1]]
+    h[2] = cards[x[o + 2]]
+    h[3] = cards[x[o + 3]]
+    h[4] = cards[x[o + 4]]
+    lo = _LO
+    lo[0] = cards[x[o + 5]]
+    lo[1] = cards[x[o + 6]]
+    _W[k] = evaluator.score_frame(p, h, 0)
+    _W[21 + k] = evaluator.score(_low, lo)
+    _done |= 1 << k
+
+
+def _setting(cards, k):
+    """Setting k as (high five, low two) lists of `cards`, in SPLITS order."""
+    x = _PICK
+    o = k * 7
+    return ([cards[x[o]], cards[x[o + 1]], cards[x[o + 2]], cards[x[o + 3]], cards[x[o + 4]]],
+            [cards[x[o + 5]], cards[x[o + 6]]])
+
 
 def _ways(p, cards):
-    """The 21 settings as (high score, low score, high cards, low cards)."""
+    """The 21 settings as (high score, low score, high cards, low cards) (tests, bench)."""
+    global _done
+    low()
+    _done = 0
     out = []
-    lp = low()
-    for high, lo in settings(cards):
-        out.append((evaluator.score(p, high), evaluator.score(lp, lo), high, lo))
+    for k in range(21):
+        _rank_way(p, cards, k)
+        hi, lo = _setting(cards, k)
+        out.append((_W[k], _W[21 + k], hi, lo))
     return out
 
 
-def _best(ways, pick):
-    """The way among `pick` (indices) with the best high hand, then the best low."""
-    best = None
-    for k in pick:
-        w = ways[k]
-        if best is None or (w[0], w[1]) > (best[0], best[1]):
-            best = w
+def _front(p, cards, a, b):
+    """Best setting (index) whose low hand holds ranks a and b (the joker counting as
+    an ace), by its high hand, then its low one; the first in SPLITS order on a tie; -1
+    if none. The rules name ranks; which suit (or the joker) goes where is chosen to make
+    the best high hand, e.g. keeping a flush the joker can complete."""
+    if _done == 0x1FFFFF and evaluator._n5:  # all 21 ranked natively: chosen so too
+        return evaluator._n5.front(_RK, a, b, _W)
+    rk = _RK
+    best = -1
+    bh = bl = 0
+    k = 0
+    for i in range(6):
+        ri = rk[i]
+        if ri != a and ri != b:
+            k += 6 - i
+            continue
+        want = b if ri == a else a
+        for j in range(i + 1, 7):
+            if rk[j] == want:
+                _rank_way(p, cards, k)
+                h = _W[k]
+                if best < 0 or h > bh or (h == bh and _W[21 + k] > bl):
+                    best, bh, bl = k, h, _W[21 + k]
+            k += 1
     return best
 
 
-def _front(ways, a, b):
-    """Best way whose low hand holds ranks a and b (the joker counting as an ace): the
-    rules name ranks; which suit (or the joker) goes where is chosen to make the best
-    high hand, e.g. keeping a flush the joker can complete."""
-    want = (a, b) if a >= b else (b, a)
-    pick = []
-    for k in range(21):
-        x, y = _rank(ways[k][3][0]), _rank(ways[k][3][1])
-        if (x, y) == want or (y, x) == want:
-            pick.append(k)
-    return _best(ways, pick)
-
-
 def _groups(cards):
-    """Rank counts with the joker as an ace (PR A), as rank lists highest first."""
-    cnt = [0] * 13
-    for c in cards:
-        cnt[_rank(c)] += 1
+    """Rank counts with the joker as an ace (PR A), as rank lists highest first; the
+    ranks also land in _RK."""
+    cnt = bytearray(13)
+    rk = _RK
     by = ([], [], [], [], [], [])  # by[n] = ranks held exactly n times
+    n5 = evaluator._n5
+    if n5:
+        n5.ranks7(cards, rk, cnt, by)  # the same, natively
+        return cnt, by
+    for i in range(7):
+        c = cards[i]
+        r = _ACE if c == JOKER else c >> 2
+        rk[i] = r
+        cnt[r] += 1
     for r in range(12, -1, -1):
-        by[cnt[r]].append(r)
+        n = cnt[r]
+        if n:
+            by[n].append(r)
     return cnt, by
 
 
@@ -251,9 +330,22 @@ def house_way(p, cards, two_pair=None):
     evaluator.check(p, cards, more=True)
     if len(cards) != 7:
         raise Refused("wrong_count", "a Pai Gow hand is 7 cards, got %d" % len(cards))
+    global _done, _top
     rule = _default_rule() if two_pair is None else two_pair
-    cards = list(cards)
-    ways = _ways(p, cards)
+    if type(cards) is not list:  # (read only here: a list is used as it is)
+        cards = list(cards)
+    lp = _low or low()
+    _done = 0  # no setting ranked yet (_rank_way)
+    n5 = evaluator._n5
+    if n5:  # native code: the 21 settings ranked in one call (no joker among the seven)
+        if p.fast is None:
+            evaluator._load(p)
+        if lp.fast is None:
+            evaluator._load(lp)
+        if p.fast and lp.fast:
+            _top = n5.seven(p.fast, cards, _W, lp.fast)
+            if _top >= 0:
+                _done = 0x1FFFFF
     cnt, by = _groups(cards)
     quads, trips, pairs, singles = by[4], by[3], by[2], by[1]
     way = None
@@ -306,7 +398,7 @@ def house_way(p, cards, two_pair=None):
         # with a straight or flush is set by it too).
         name_, a, b = _two_pair(rule, pairs, singles)
     else:
-        name_, a, b, way = _straights(p, ways, pairs, singles)
+        name_, a, b, way = _straights(p, cards, pairs, singles)
         if name_ is None:
             if trips and trips[0] == _ACE:
                 # "Three of a kind: ... If three aces, split them." (pair of aces
@@ -324,32 +416,74 @@ def house_way(p, cards, two_pair=None):
                 # in the front."
                 name_, a, b = "no_pair", singles[1], singles[2]
     if way is None:
-        way = _front(ways, a, b)
-    if way is None or not outranks(p, way[0], way[1]):
+        way = _front(p, cards, a, b)
+    if way < 0 or not outranks(p, _W[way], _W[21 + way]):
         # Every rule above yields a legal setting (tests check many thousand hands):
         # reaching here is a bug, never bad input.
         raise RuntimeError("house way %s gave no legal setting for %s"
                            % (name_, " ".join(name(c) for c in cards)))
-    return way[2], way[3], name_
+    high, lo = _setting(cards, way)
+    return high, lo, name_
 
 
-def _straights(p, ways, pairs, singles):
+def _may_straight(p, cards):
+    """Can five of the seven cards make a straight or better? Only a straight or a flush
+    can be, on the hands _straights() gets (at most one pair or one three of a kind, the
+    joker counted as an ace): a flush needs five cards of a suit, a straight five
+    consecutive ranks, the joker completing either (PR C); the straight is the core's
+    own test (evaluator._straight) on the seven cards' ranks. False means no setting keeps
+    a straight or better behind, so the 21 need not be ranked."""
+    m = jk = 0
+    s0 = s1 = s2 = s3 = 0
+    for i in range(7):
+        c = cards[i]
+        if c == JOKER:
+            jk = 1
+            continue
+        m |= 1 << (c >> 2)
+        s = c & 3
+        if s == 0:
+            s0 += 1
+        elif s == 1:
+            s1 += 1
+        elif s == 2:
+            s2 += 1
+        else:
+            s3 += 1
+    need = p.hand - jk
+    if s0 >= need or s1 >= need or s2 >= need or s3 >= need:
+        return True
+    return evaluator._straight(p, m, jk, False) >= 0
+
+
+def _straights(p, cards, pairs, singles):
     """"Straights, flushes, straight flushes, and royal flush" (hands with at most one
     pair or three of a kind; two pair goes by the two-pair rule). Returns (rule, a, b,
-    way): rule None when no straight or better can be played in back; way None when the
-    rule names the low hand's ranks a, b instead."""
+    way): rule None when no straight or better can be played in back; way (a setting's
+    index) None when the rule names the low hand's ranks a, b instead."""
     floor = p.order[STRAIGHT] << _RUNG
-    keep = [k for k in range(21) if ways[k][0] >= floor]
+    if _top < floor if _done == 0x1FFFFF else not _may_straight(p, cards):
+        return None, 0, 0, None  # (_top: the best of the 21 high hands, when all ranked)
+    keep = []
+    for k in range(21):
+        _rank_way(p, cards, k)
+        if _W[k] >= floor:
+            keep.append(k)
     if not keep:
         return None, 0, 0, None
+    rk = _RK
+    x = _PICK
     if len(pairs) == 1:
         pr = pairs[0]
         # "With one pair: Play pair in the front if a straight or flush can be
         # maintained in back."
-        front = [k for k in keep
-                 if _rank(ways[k][3][0]) == pr and _rank(ways[k][3][1]) == pr]
-        if front:
-            return "straight_pair_front", 0, 0, _best(ways, front)
+        best = -1
+        for k in keep:
+            if rk[x[k * 7 + 5]] == pr and rk[x[k * 7 + 6]] == pr:
+                if best < 0 or (_W[k], _W[21 + k]) > (_W[best], _W[21 + best]):
+                    best = k
+        if best >= 0:
+            return "straight_pair_front", 0, 0, best
         # "If pair is 10's+ and you have an ace, play pair/ace": the pair behind, the
         # ace (and the next highest card) in front, giving up the straight or flush.
         # Our reading: only when the straight or flush cannot be kept with the ace in
@@ -359,7 +493,7 @@ def _straights(p, ways, pairs, singles):
         if pr >= _TEN and singles[0] == _ACE:
             ace_front = False
             for k in keep:
-                if _rank(ways[k][3][0]) == _ACE or _rank(ways[k][3][1]) == _ACE:
+                if rk[x[k * 7 + 5]] == _ACE or rk[x[k * 7 + 6]] == _ACE:
                     ace_front = True
             if not ace_front:
                 return "straight_pair_ace", _ACE, singles[1], None
@@ -367,11 +501,10 @@ def _straights(p, ways, pairs, singles):
     # Applied also to one pair (when the rules above do not) and to three of a kind,
     # for which the page gives no rule: the best low hand that still keeps a straight
     # or better behind.
-    best = None
+    best = -1
     for k in keep:
-        w = ways[k]
-        if best is None or (w[1], w[0]) > (best[1], best[0]):
-            best = w
+        if best < 0 or (_W[21 + k], _W[k]) > (_W[21 + best], _W[best]):
+            best = k
     return "straight_best_front", 0, 0, best
 
 
@@ -399,12 +532,13 @@ def settle(wager, hs, ls, bhs, bls, foul, bps=500, rounding="down", unit=1):
     if foul:
         return {"outcome": "foul", "high_result": "lose", "low_result": "lose",
                 "commission": 0, "amount": -wager}
-    h = hand_result(hs, bhs)
-    lw = hand_result(ls, bls)
-    if h == "win" and lw == "win":
+    # hand_result() inline (a call each costs as much as the rest on a board)
+    h = "win" if hs > bhs else ("copy" if hs == bhs else "lose")
+    lw = "win" if ls > bls else ("copy" if ls == bls else "lose")
+    if hs > bhs and ls > bls:
         c = commission(wager, bps, rounding, unit)
         out, amount = "win", wager - c
-    elif h == "win" or lw == "win":
+    elif hs > bhs or ls > bls:
         c, out, amount = 0, "push", 0
     else:
         c, out, amount = 0, "lose", -wager
