@@ -46,7 +46,7 @@
 # tilt of that code, since the state it left cannot be vouched for.
 import json
 
-from pitboss import protocol
+from pitboss import games, protocol
 from pitboss.auth import Auth
 from pitboss.cards import parse
 from pitboss.errors import Refused
@@ -269,6 +269,7 @@ class Controller:
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
+        games.release(self.table.game)  # a replay that crosses games holds one of them
         self.table.round = snap["round"]
         if snap.get("settled"):
             # A settled round stays settled: the next wager opens round + 1, never this
@@ -292,6 +293,10 @@ class Controller:
                 raise Refused("wrong_phase", "finish or void the round (newround) "
                               "before changing the configuration")
             t = Table(ev["cfg"], rng=self._rng)
+            if t.game != (self.table.game if self.table is not None else None):
+                # The previous game's modules and tables go (issue 11's heap): only once
+                # the new configuration was accepted, so a refused one changes nothing.
+                games.release(t.game)
             # Round numbers are unique and increasing for the life of the board: a new
             # configuration goes on after the highest number ever used.
             t.round = max(self._round_hw, self.table.round if self.table else 0) + 1
