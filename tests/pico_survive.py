@@ -202,9 +202,14 @@ def run(base, log=print):
         fig["status_after_reset"] = s.request("status")
         s.deal(plan[1][half * flen:], cards - half)
         fig["after_wdt"] = s.finish(plan)
+        # Every game in turn on the same running loop (issue 11's heap: each game change
+        # releases the last one's modules and tables), one round each at two seats.
+        fig["every_game"], _ = play_games(s, CI_ROUNDS, dict.fromkeys(SESSION_SEATS, 2),
+                                          base / "export", log, t0)
         fig["recall"] = s.request("recall 5")
         fig["meters"] = s.request("meters")
         fig["mem_end"] = s.mem()
+        fig["tilts"] = s.request("tilt")["active"]
         fig["min_free"] = s.min_free
         fig["wall_s"] = time.monotonic() - t0
         log("watchdog: reset and back in %.0f s wall; %r" % (fig["wdt_wall_s"],
@@ -222,6 +227,7 @@ SESSION_SEATS = {"pr-pai-gow": 6, "pr-pai-gow-a5-low": 6, "pa-three-card-prime":
 # the loop journals each card: the shoe-link protocol's business (issue 11), not the heap's.
 PER = 7
 EXPORT_EVERY = 40  # rounds between exports: the journal holds ~100 Pai Gow rounds
+CI_ROUNDS = 1  # run() (the test): rounds of every game in its session
 LINES = ("status", "meters", "recall 1", "tilt", "version", "deck", "mem", "bogus")
 
 
@@ -246,14 +252,43 @@ def _export(s, folder):
     return r
 
 
+def play_games(s, rounds, seats_of, export_dir, log, t0):
+    """Every game configured in turn on the running loop, `rounds` rounds each dealt
+    through UART1 and settled exactly as on the CPython twin, the journal exported every
+    EXPORT_EVERY rounds; -> ({game: {seats, mem after its rounds, chip_s, wall_s}},
+    exports)."""
+    from pitboss import games
+
+    out, exports = {}, 0
+    for game in games.ids():
+        seats = seats_of[game]
+        tg, cg = time.monotonic(), s.ctl.cycles()["ns"]
+        pico, local = s.configure(game, seats)
+        assert pico.get("ok") and local.get("ok"), (game, pico, local)
+        for i in range(rounds):
+            if i % 20 == 0:
+                log("  %s round %d: %.0f s wall" % (game, i + 1, time.monotonic() - t0))
+            plan, cards = s.start_round(seed=7000 + i, game=game, seats=seats)
+            s.deal(plan[1], cards, per=PER)
+            got, want = s.finish(plan)
+            assert got.get("ok") and got == want, (game, i, got, want)
+            if (i + 1) % EXPORT_EVERY == 0:
+                _export(s, export_dir)
+                exports += 1
+        m = s.mem()
+        out[game] = {"seats": seats, "mem": m, "chip_s": (s.ctl.cycles()["ns"] - cg) / 1e9,
+                     "wall_s": time.monotonic() - tg}
+        log("%s: %d rounds, %d seats, %.1f s chip, %.0f s wall, %r" % (
+            game, rounds, seats, out[game]["chip_s"], out[game]["wall_s"], m))
+    return out, exports
+
+
 def session(base, rounds=200, lines=10000, rfid=True, log=print):
     """Boot, then every game configured in turn with `rounds` rounds dealt through UART1
     (each settlement compared with CPython), the journal exported and acknowledged every
     EXPORT_EVERY rounds, `recall 50`, `meters`, a deck registered through the emulated
     MFRC522 and one round dealt by tag, `lines` protocol lines: the figures (lowest free
     heap, largest free block, session length in chip time and wall time)."""
-    from pitboss import games
-
     s = Session(base)
     fig = {"rounds": rounds, "lines": lines, "games": {}}
     s.flash_and_provision()
@@ -263,30 +298,9 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print):
         c0 = s.ctl.cycles()["ns"]
         log("boot: %r" % boot)
         max_blocks = [boot["max_block"]]
-        exports = 0
-        for game in games.ids():
-            seats = SESSION_SEATS[game]
-            tg, cg = time.monotonic(), s.ctl.cycles()["ns"]
-            pico, local = s.configure(game, seats)
-            assert pico.get("ok") and local.get("ok"), (game, pico, local)
-            for i in range(rounds):
-                if i % 20 == 0:
-                    log("  %s round %d: %.0f s wall" % (game, i + 1, time.monotonic() - t0))
-                plan, cards = s.start_round(seed=7000 + i, game=game, seats=seats)
-                s.deal(plan[1], cards, per=PER)
-                got, want = s.finish(plan)
-                assert got.get("ok") and got == want, (game, i, got, want)
-                if (i + 1) % EXPORT_EVERY == 0:
-                    _export(s, base / "export")
-                    exports += 1
-            m = s.mem()
-            max_blocks.append(m["max_block"])
-            fig["games"][game] = {"seats": seats, "mem": m,
-                                  "chip_s": (s.ctl.cycles()["ns"] - cg) / 1e9,
-                                  "wall_s": time.monotonic() - tg}
-            log("%s: %d rounds, %d seats, %.1f s chip, %.0f s wall, %r" % (
-                game, rounds, seats, fig["games"][game]["chip_s"],
-                fig["games"][game]["wall_s"], m))
+        fig["games"], exports = play_games(s, rounds, SESSION_SEATS, base / "export", log,
+                                           t0)
+        max_blocks += [g["mem"]["max_block"] for g in fig["games"].values()]
         _export(s, base / "export")
         fig["exports"] = exports + 1
         rec = s.request("recall 50")
