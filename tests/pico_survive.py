@@ -228,7 +228,8 @@ SESSION_SEATS = {"pr-pai-gow": 6, "pr-pai-gow-a5-low": 6, "pa-three-card-prime":
 PER = 7
 EXPORT_EVERY = 40  # rounds between exports: the journal holds ~100 Pai Gow rounds
 CI_ROUNDS = 1  # run() (the test): rounds of every game in its session
-LINES = ("status", "meters", "recall 1", "tilt", "version", "deck", "mem", "bogus")
+# The protocol lines of the session (each batch of 100 ends with a `mem`).
+LINES = ("status", "meters", "recall 1", "tilt", "version", "deck", "bogus")
 
 
 class _LinkTarget:
@@ -320,7 +321,8 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print):
         tl, cl = time.monotonic(), s.ctl.cycles()["ns"]
         bad = 0
         for i in range(0, lines, 100):  # pipelined: 100 lines out, then their replies
-            batch = [LINES[(i + j) % len(LINES)] for j in range(min(100, lines - i))]
+            batch = [LINES[(i + j) % len(LINES)] for j in range(min(100, lines - i) - 1)]
+            batch.append("mem")
             s.link.write("".join(ln + "\n" for ln in batch).encode())
             for ln in batch:
                 r = s.link.reply(REPLY_S)

@@ -468,11 +468,42 @@ class _Down:
 
 def json_writer(stream):
     """write(reply) for the serial line: json.dump streams the reply straight into the
-    port (MicroPython's json writes piece by piece), so a `recall 50` never becomes one
-    large string on the heap."""
+    port (MicroPython's json writes piece by piece), so no reply becomes one large string
+    on the heap; a value marked stream_rows (recall's pitboss.controller.Rows) is written
+    one row at a time as it is read, so `recall 50` never holds 50 rounds either."""
+    w = stream.write
+
     def write(reply):
-        json.dump(reply, stream)
-        stream.write("\n")
+        rows = None
+        for k in reply:
+            if getattr(reply[k], "stream_rows", False):
+                rows = k
+        if rows is None:
+            json.dump(reply, stream)
+            w("\n")
+            return
+        w("{")
+        for k in reply:
+            if k != rows:
+                json.dump(k, stream)
+                w(": ")
+                json.dump(reply[k], stream)
+                w(", ")
+        json.dump(rows, stream)
+        w(": [")
+        n = 0
+        try:
+            for row in reply[rows]:
+                if n:
+                    w(", ")
+                json.dump(row, stream)
+                n += 1
+        except Exception as e:  # noqa: BLE001  (a record unreadable mid-reply: say so)
+            w('], "truncated": ')
+            json.dump(("%s: %s" % (type(e).__name__, e))[:80], stream)
+            w("}\n")
+            return
+        w("]}\n")
     return write
 
 
@@ -492,6 +523,7 @@ def main():
     except Exception as e:  # noqa: BLE001
         a = _Down(repr(e)[:120])
     write = json_writer(sys.stdout)
+    a.ctl.stream = True  # recall's rounds written as they are read (json_writer)
     gc.collect()
     threshold = getattr(gc, "threshold", None)  # MicroPython only
     if threshold is not None:

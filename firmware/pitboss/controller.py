@@ -112,6 +112,9 @@ class Controller:
         # while the board was off show as a gap (App primes the shoe with it at boot).
         self.shoe_last = None
         self._replaying = False
+        # True where replies are written out by pitboss.app.json_writer (the main loop):
+        # recall's rounds are then a Rows, read from flash as they are written.
+        self.stream = False
         self._round_hw = 0  # the highest round number this board has used
         self._settle_seqs = []  # seqs of the last RECALL_MAX settlements (recall's hold)
         self._jtilts = []  # active tilts as the journal tells them (replay)
@@ -203,7 +206,7 @@ class Controller:
                 self.auth.restore_counter(self._jctr)
             except OSError:
                 self.raise_tilt("storage_error", "auth counter could not be restored")
-        self._settle_seqs = [r[0] for r in self.journal.last(RECALL_MAX, _is_settle)]
+        self._settle_seqs = self.journal.last(RECALL_MAX, _is_settle, seqs=True)
         self._hold()
         if self.journal.full:
             self.raise_tilt("journal_full", "export and acknowledge the journal")
@@ -672,13 +675,10 @@ class Controller:
         n = _int(args[0], "n") if args else 10
         if not 1 <= n <= RECALL_MAX:
             raise Refused("bad_args", "recall 1..%d rounds" % RECALL_MAX)
-        recs = self.journal.last(n, _is_settle)
-        rounds = []
-        for seq, _, payload in recs:
-            r = json.loads(payload)
-            rounds.append({"seq": seq, "game": r["game"], "round": r["round"],
-                           "result": r["result"]})
-        return {"rounds": rounds}
+        rows = Rows(self.journal, self.journal.last(n, _is_settle, seqs=True))
+        # The main loop writes the rounds out one at a time as they are read from flash
+        # (pitboss.app.json_writer): 50 rounds held at once would not fit a Pico's heap.
+        return {"rounds": rows if self.stream else list(rows)}
 
     def cmd_meters(self, args):
         return {"totals": self.meters.totals(),
@@ -937,6 +937,35 @@ _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
 
 def _nothing():
     pass
+
+
+class Rows:
+    """recall's rounds, read from the journal one record at a time, oldest first, as
+    they are iterated (one pass from the first seq): nothing but the seqs is held."""
+
+    stream_rows = True  # what pitboss.app.json_writer looks for
+
+    def __init__(self, journal, seqs):
+        self.journal = journal
+        self.seqs = seqs
+
+    def __len__(self):
+        return len(self.seqs)
+
+    def __iter__(self):
+        seqs = self.seqs
+        i = 0
+        if not seqs:
+            return
+        for seq, _, payload in self.journal.records(seqs[0]):
+            if seq != seqs[i]:
+                continue
+            r = json.loads(payload)
+            yield {"seq": seq, "game": r["game"], "round": r["round"],
+                   "result": r["result"]}
+            i += 1
+            if i == len(seqs):
+                return
 
 
 def _is_settle(kind, payload):

@@ -549,9 +549,11 @@ class Journal:
             return iter(())
         return self.records(self._segs[-1].first)
 
-    def last(self, n, match=None):
+    def last(self, n, match=None, seqs=False):
         """The last n records (or the last n for which match(kind, payload) is true), oldest
-        first, reading segments newest first; only n payloads are held in RAM."""
+        first, reading segments newest first; only n payloads are held in RAM. seqs=True:
+        only their seqs (no payload held: 50 Pai Gow settlements are ~115 KB, half a
+        Pico's heap)."""
         self._ready()
         if not isinstance(n, int) or n < 0:
             raise ValueError("n must be an int >= 0")
@@ -565,7 +567,7 @@ class Journal:
             for rec in self._iter_segment(seg, 0):
                 if match is not None and not match(rec[1], rec[2]):
                     continue
-                rec = rec[:3]
+                rec = rec[0] if seqs else rec[:3]
                 if len(ring) < need:
                     ring.append(rec)
                 else:
