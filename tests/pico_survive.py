@@ -323,6 +323,8 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print):
         for i in range(0, lines, 100):  # pipelined: 100 lines out, then their replies
             batch = [LINES[(i + j) % len(LINES)] for j in range(min(100, lines - i) - 1)]
             batch.append("mem")
+            if i % 2000 == 0:
+                log("  lines %d: %.0f s wall" % (i, time.monotonic() - t0))
             s.link.write("".join(ln + "\n" for ln in batch).encode())
             for ln in batch:
                 r = s.link.reply(REPLY_S)

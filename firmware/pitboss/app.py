@@ -551,6 +551,8 @@ def main():
         wdt = make(WDT_MS) if make is not None else None
     except Exception as e:  # noqa: BLE001  (a table without a watchdog still plays)
         write(_internal("watchdog", e))
+    if wdt is not None:
+        a.ctl.feed = wdt.feed  # long reads (recall) feed it as they go
     while True:  # never exits: anything a pass raises is answered and the loop goes on
         try:
             serve(a, sys.stdin, write, wdt=wdt)
