@@ -462,6 +462,8 @@ class _Down:
     def __init__(self, why):
         self.ctl = self
         self.why = why
+        self.stream = True  # what main() sets on a Controller
+        self.feed = None
 
     def poll(self):
         return []
