@@ -123,7 +123,7 @@ def _table_demo(board, args):
 def add_demo_commands(sub):
     d = sub.add_parser("demo", help="the main job on a throw-away emulated board")
     # The Pico is the board of record (issue 10): every game fits its heap in one session
-    # (issue 11; `./dev demo`, measured 2026-12-01 on 2 cores: 54 s wall).
+    # (issue 11; `./dev demo`, measured 2026-12-01 on 2 cores: 54 s and 61 s wall).
     d.add_argument("--board", choices=("pico", "virtual"), default="pico",
                    help="pico: the emulated Raspberry Pi Pico (default); virtual: the "
                         "MicroPython WebAssembly VM")
