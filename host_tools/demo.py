@@ -1,8 +1,7 @@
 """`pitboss demo`: the main job on an emulated board, no hardware needed.
 
-Starts a throw-away board -- by default the WebAssembly VM (`--board pico`: the emulated
-Raspberry Pi Pico, stock MicroPython 1.27 on rp2040js, which today runs out of heap on the
-sixth game of one session: issue 11) -- behind a serial port,
+Starts a throw-away board -- by default the emulated Raspberry Pi Pico (stock MicroPython
+1.27 on rp2040js; `--board virtual`: the WebAssembly VM) -- behind a serial port,
 flashes the firmware with mpremote, checks the board's firmware hashes, runs rule vectors
 on the board (every one on the virtual board; on the Pico one game's unless --all-vectors,
 since all 569 take ~100 s there), ranks a sample hand of every game there, then provisions
@@ -44,7 +43,7 @@ PICO_VECTOR_GAMES = ("nj-5card",)
 
 def run(args):
     t0 = time.monotonic()
-    kind = getattr(args, "board", "virtual")
+    kind = getattr(args, "board", "pico")
     if getattr(args, "rounds", None) is None:
         args.rounds = 1 if kind == "pico" else 2   # the Pico's two-minute budget
     if kind == "pico":
@@ -123,11 +122,11 @@ def _table_demo(board, args):
 
 def add_demo_commands(sub):
     d = sub.add_parser("demo", help="the main job on a throw-away emulated board")
-    # The Pico becomes the default once all six games fit its heap in one session
-    # (issue 11): measured 2026-12-01, the sixth game's round raised on the board.
-    d.add_argument("--board", choices=("pico", "virtual"), default="virtual",
-                   help="virtual: the MicroPython WebAssembly VM (default); pico: the "
-                        "emulated Raspberry Pi Pico")
+    # The Pico is the board of record (issue 10): every game fits its heap in one session
+    # (issue 11; `./dev demo`, measured 2026-12-01 on 2 cores: 54 s and 61 s wall).
+    d.add_argument("--board", choices=("pico", "virtual"), default="pico",
+                   help="pico: the emulated Raspberry Pi Pico (default); virtual: the "
+                        "MicroPython WebAssembly VM")
     d.add_argument("--all-vectors", action="store_true",
                    help="on the Pico, every vector (~100 s more)")
     d.add_argument("--rounds", type=int, default=None,

@@ -191,3 +191,36 @@ def test_mem_on_micropython():
 def test_the_app_names_the_deck_maps_path_as_deckmap_does():
     from pitboss import app, deckmap
     assert app._DECK_PATH == deckmap.DEFAULT_PATH
+
+
+def test_recall_is_written_one_round_at_a_time_as_the_materialised_reply():
+    """Issue 11: on the main loop `recall 50` never holds 50 rounds (a Pico's heap does
+    not take 50 Pai Gow settlements): the controller hands json_writer a Rows, read from
+    the journal as it is written; the line is exactly the materialised reply."""
+    import io
+
+    from host_tools.auth import KeyStore
+    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    from pitboss import app
+    from pitboss.controller import Rows
+
+    t = LocalTarget(durable=False)
+    c = Configurator(t, "x", KeyStore(tempfile.mkdtemp()))
+    c.provision()
+    for game, seats in (("nj-3card", 3), ("pr-pai-gow", 2)):
+        assert c.configure(game, seats)["ok"]
+        list(play_rounds(t, game, seats, 3, seed=9))
+    ctl = t.app.ctl
+    want = ctl.command("recall 5")
+    assert len(want["rounds"]) == 5
+    ctl.stream = True
+    reply = ctl.command("recall 5")
+    assert isinstance(reply["rounds"], Rows) and len(reply["rounds"]) == 5
+    buf = io.StringIO()
+    app.json_writer(buf)(reply)
+    assert buf.getvalue().endswith("\n") and buf.getvalue().count("\n") == 1
+    assert json.loads(buf.getvalue()) == json.loads(json.dumps(want))
+    # Other replies are written whole, as before.
+    buf = io.StringIO()
+    app.json_writer(buf)(ctl.command("status"))
+    assert json.loads(buf.getvalue())["ok"]

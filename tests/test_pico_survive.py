@@ -2,7 +2,10 @@
 boot within 2 s of chip time to the first answered protocol line, heap after boot and
 through the session at least 64 KB free, junk on the serial line refused whole and a round
 settled after it exactly as on CPython, and a hung chip reset by the watchdog into a boot
-that resumes the round from the journal. One run, shared by the tests below."""
+that resumes the round from the journal, then every game in turn on the same running loop
+(each round settled as on CPython) within the heap. One run, shared by the tests below.
+The whole budget (200 rounds of every game, recall 50, meters, a deck registration,
+10,000 lines) is `python -m tests.pico_survive --session` (too long for CI)."""
 import pytest
 
 
@@ -51,3 +54,16 @@ def test_a_hung_chip_is_reset_and_the_round_resumes_from_the_journal(fig):
     pico, local = fig["after_wdt"]
     assert pico["ok"] and pico == local
     assert fig["recall"]["ok"] and fig["meters"]["ok"]
+
+
+def test_every_game_in_one_session_fits_the_heap(fig):
+    from pitboss import games
+
+    got = fig["every_game"]
+    assert list(got) == list(games.ids())  # each settled as on CPython (play_games)
+    for game, g in got.items():
+        m = g["mem"]
+        assert m["free"] >= MIN_FREE and m["min_free"] >= MIN_FREE, (game, m)
+        assert 0 < m["max_block"] <= m["free"], (game, m)
+    assert fig["tilts"] == [], fig["tilts"]  # no internal_error / MemoryError tilt
+    assert fig["mem_end"]["min_free"] >= MIN_FREE, fig["mem_end"]

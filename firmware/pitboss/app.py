@@ -318,6 +318,13 @@ def _dice_rng():
 def app():
     global _app
     if _app is None:
+        # Importing the firmware's .mpy files left ~95 KB of loader garbage between the
+        # modules. Collected first, the table's long-lived objects (journal, meters,
+        # the replayed round) fill those holes instead of being scattered past them into
+        # the free space: measured on the emulated Pico, a power-on replay of two Pai Gow
+        # rounds and a Three Card round raised MemoryError (2,268 bytes) without this
+        # collect and left 101,552 bytes free with it (issue 11).
+        gc.collect()
         _app = App(_board.get())
     return _app
 
@@ -455,6 +462,8 @@ class _Down:
     def __init__(self, why):
         self.ctl = self
         self.why = why
+        self.stream = True  # what main() sets on a Controller
+        self.feed = None
 
     def poll(self):
         return []
@@ -468,11 +477,42 @@ class _Down:
 
 def json_writer(stream):
     """write(reply) for the serial line: json.dump streams the reply straight into the
-    port (MicroPython's json writes piece by piece), so a `recall 50` never becomes one
-    large string on the heap."""
+    port (MicroPython's json writes piece by piece), so no reply becomes one large string
+    on the heap; a value marked stream_rows (recall's pitboss.controller.Rows) is written
+    one row at a time as it is read, so `recall 50` never holds 50 rounds either."""
+    w = stream.write
+
     def write(reply):
-        json.dump(reply, stream)
-        stream.write("\n")
+        rows = None
+        for k in reply:
+            if getattr(reply[k], "stream_rows", False):
+                rows = k
+        if rows is None:
+            json.dump(reply, stream)
+            w("\n")
+            return
+        w("{")
+        for k in reply:
+            if k != rows:
+                json.dump(k, stream)
+                w(": ")
+                json.dump(reply[k], stream)
+                w(", ")
+        json.dump(rows, stream)
+        w(": [")
+        n = 0
+        try:
+            for row in reply[rows]:
+                if n:
+                    w(", ")
+                json.dump(row, stream)
+                n += 1
+        except Exception as e:  # noqa: BLE001  (a record unreadable mid-reply: say so)
+            w('], "truncated": ')
+            json.dump(("%s: %s" % (type(e).__name__, e))[:80], stream)
+            w("}\n")
+            return
+        w("]}\n")
     return write
 
 
@@ -492,6 +532,7 @@ def main():
     except Exception as e:  # noqa: BLE001
         a = _Down(repr(e)[:120])
     write = json_writer(sys.stdout)
+    a.ctl.stream = True  # recall's rounds written as they are read (json_writer)
     gc.collect()
     threshold = getattr(gc, "threshold", None)  # MicroPython only
     if threshold is not None:
@@ -512,6 +553,8 @@ def main():
         wdt = make(WDT_MS) if make is not None else None
     except Exception as e:  # noqa: BLE001  (a table without a watchdog still plays)
         write(_internal("watchdog", e))
+    if wdt is not None:
+        a.ctl.feed = wdt.feed  # long reads (recall) feed it as they go
     while True:  # never exits: anything a pass raises is answered and the loop goes on
         try:
             serve(a, sys.stdin, write, wdt=wdt)

@@ -46,7 +46,7 @@
 # tilt of that code, since the state it left cannot be vouched for.
 import json
 
-from pitboss import protocol
+from pitboss import games, protocol
 from pitboss.auth import Auth
 from pitboss.cards import parse
 from pitboss.errors import Refused
@@ -112,6 +112,13 @@ class Controller:
         # while the board was off show as a gap (App primes the shoe with it at boot).
         self.shoe_last = None
         self._replaying = False
+        # True where replies are written out by pitboss.app.json_writer (the main loop):
+        # recall's rounds are then a Rows, read from flash as they are written.
+        self.stream = False
+        # Called while a long read runs (recall scanning the journal): the main loop
+        # makes it its watchdog's feed. Measured on the emulated Pico: `recall 50` after
+        # 60 rounds of 7 seats read for longer than the 8 s watchdog and reset the board.
+        self.feed = _nothing
         self._round_hw = 0  # the highest round number this board has used
         self._settle_seqs = []  # seqs of the last RECALL_MAX settlements (recall's hold)
         self._jtilts = []  # active tilts as the journal tells them (replay)
@@ -203,7 +210,7 @@ class Controller:
                 self.auth.restore_counter(self._jctr)
             except OSError:
                 self.raise_tilt("storage_error", "auth counter could not be restored")
-        self._settle_seqs = [r[0] for r in self.journal.last(RECALL_MAX, _is_settle)]
+        self._settle_seqs = self.journal.last(RECALL_MAX, _is_settle, seqs=True)
         self._hold()
         if self.journal.full:
             self.raise_tilt("journal_full", "export and acknowledge the journal")
@@ -269,6 +276,7 @@ class Controller:
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
+        games.release(self.table.game)  # a replay that crosses games holds one of them
         self.table.round = snap["round"]
         if snap.get("settled"):
             # A settled round stays settled: the next wager opens round + 1, never this
@@ -292,6 +300,10 @@ class Controller:
                 raise Refused("wrong_phase", "finish or void the round (newround) "
                               "before changing the configuration")
             t = Table(ev["cfg"], rng=self._rng)
+            if t.game != (self.table.game if self.table is not None else None):
+                # The previous game's modules and tables go (issue 11's heap): only once
+                # the new configuration was accepted, so a refused one changes nothing.
+                games.release(t.game)
             # Round numbers are unique and increasing for the life of the board: a new
             # configuration goes on after the highest number ever used.
             t.round = max(self._round_hw, self.table.round if self.table else 0) + 1
@@ -667,13 +679,11 @@ class Controller:
         n = _int(args[0], "n") if args else 10
         if not 1 <= n <= RECALL_MAX:
             raise Refused("bad_args", "recall 1..%d rounds" % RECALL_MAX)
-        recs = self.journal.last(n, _is_settle)
-        rounds = []
-        for seq, _, payload in recs:
-            r = json.loads(payload)
-            rounds.append({"seq": seq, "game": r["game"], "round": r["round"],
-                           "result": r["result"]})
-        return {"rounds": rounds}
+        rows = Rows(self.journal, self.journal.last(n, _is_settle, seqs=True,
+                                                    tick=self.feed), self.feed)
+        # The main loop writes the rounds out one at a time as they are read from flash
+        # (pitboss.app.json_writer): 50 rounds held at once would not fit a Pico's heap.
+        return {"rounds": rows if self.stream else list(rows)}
 
     def cmd_meters(self, args):
         return {"totals": self.meters.totals(),
@@ -932,6 +942,37 @@ _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
 
 def _nothing():
     pass
+
+
+class Rows:
+    """recall's rounds, read from the journal one record at a time, oldest first, as
+    they are iterated (one pass from the first seq): nothing but the seqs is held."""
+
+    stream_rows = True  # what pitboss.app.json_writer looks for
+
+    def __init__(self, journal, seqs, feed=None):
+        self.journal = journal
+        self.seqs = seqs
+        self.feed = feed or _nothing
+
+    def __len__(self):
+        return len(self.seqs)
+
+    def __iter__(self):
+        seqs = self.seqs
+        i = 0
+        if not seqs:
+            return
+        for seq, _, payload in self.journal.records(seqs[0]):
+            self.feed()
+            if seq != seqs[i]:
+                continue
+            r = json.loads(payload)
+            yield {"seq": seq, "game": r["game"], "round": r["round"],
+                   "result": r["result"]}
+            i += 1
+            if i == len(seqs):
+                return
 
 
 def _is_settle(kind, payload):

@@ -549,9 +549,12 @@ class Journal:
             return iter(())
         return self.records(self._segs[-1].first)
 
-    def last(self, n, match=None):
+    def last(self, n, match=None, seqs=False, tick=None):
         """The last n records (or the last n for which match(kind, payload) is true), oldest
-        first, reading segments newest first; only n payloads are held in RAM."""
+        first, reading segments newest first; only n payloads are held in RAM. seqs=True:
+        only their seqs (no payload held: 50 Pai Gow settlements are ~115 KB, half a
+        Pico's heap). tick(), if given, is called for every record read (the main loop's
+        watchdog: a scan of 8 full segments takes seconds on a chip)."""
         self._ready()
         if not isinstance(n, int) or n < 0:
             raise ValueError("n must be an int >= 0")
@@ -563,9 +566,11 @@ class Journal:
             ring = []
             pos = 0
             for rec in self._iter_segment(seg, 0):
+                if tick is not None:
+                    tick()
                 if match is not None and not match(rec[1], rec[2]):
                     continue
-                rec = rec[:3]
+                rec = rec[0] if seqs else rec[:3]
                 if len(ring) < need:
                     ring.append(rec)
                 else:

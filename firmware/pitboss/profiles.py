@@ -140,6 +140,15 @@ _PROFILES = (
 GAMES = tuple(p.id for p in _PROFILES)
 
 
+def release(keep=()):
+    """Forget the five-card fast-path table of every profile not in `keep` (ids): the
+    evaluator loads it again on that game's next hand (pitboss.games.release). A profile
+    without a table (an empty array) keeps its marker."""
+    for p in _PROFILES:
+        if p.id not in keep and p.fast:
+            p.fast = None
+
+
 def get(gid):
     for p in _PROFILES:
         if p.id == gid:

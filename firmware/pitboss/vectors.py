@@ -98,8 +98,13 @@ def run(lines, report=print):
 
 
 def run_files(paths, report=print):
+    """Each file (one game's vectors) in turn; the five-card tables it loaded are dropped
+    before the next (issue 11: a Pico's heap holds one game's table at a time)."""
+    from pitboss import profiles
+
     total = {}
     for path in paths:
+        profiles.release()
         with open(path) as f:
             for game, (ok, bad) in run(f, lambda m, p=path: report(p + " " + m)).items():
                 t = total.setdefault(game, [0, 0])
