@@ -91,8 +91,13 @@ class Board:
         self._t.fs_writefile(path, data)
 
     def close(self):
+        """Leave the raw REPL and soft-reset at the friendly REPL: /main.py runs, and with
+        it the table's loop, as after `pitboss flash` (the REPL is for service work only,
+        never where a board is left)."""
         with contextlib.suppress(Exception):
             self._t.exit_raw_repl()
+            self._t.serial.write(b"\x04")
+            self._t.read_until(1, b"soft reboot\r\n", timeout=10)
         with contextlib.suppress(Exception):
             self._t.close()
 

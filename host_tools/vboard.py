@@ -247,7 +247,8 @@ def _node_command(kind: str, state_dir: Path, flash_dir: Path, heap: int | None,
         return [find_node(), str(BOARD_MJS), "--flash", str(flash_dir / "flash.bin"),
                 "--ctl", str(state_dir / "ctl.sock")] + pico_args
     cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
-           "--ready-file", str(state_dir / "bridge.ready")]
+           "--ready-file", str(state_dir / "bridge.ready"),
+           "--ctl", str(state_dir / "ctl.sock")]  # the shoe's side channel
     if heap:
         cmd += ["--heap", str(heap)]
     return cmd
@@ -270,7 +271,7 @@ def _wait_ready(kind: str, node, state_dir: Path) -> bool:
             time.sleep(0.05)
             continue
         if ready.exists() and (banner.endswith(READY) or
-                               ready.read_text().strip() == "production"):
+                               ready.read_text().strip() in ("production", "loop")):
             return True
         if select.select([node.stdout], [], [], 0.2)[0]:
             banner += os.read(node.stdout.fileno(), 4096)

@@ -60,6 +60,8 @@ from pitboss.tilt import Tilt, check_operator
 RECALL_MAX = 50  # and the journal never deletes a segment holding one of the last 50
 EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = 4096  # payload bytes per export reply (one raw-REPL answer)
+CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
+CLOCK_MAX = 4102444800  # 2100-01-01
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
@@ -103,6 +105,7 @@ class Controller:
                                max_payload=max_payload, commit=True, retain=True)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
+        self.clock = self.tilt.clock  # pitboss.clock.Clock on a board; set by `clock UNIX`
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
@@ -126,6 +129,9 @@ class Controller:
         # for this power cycle.
         self._unrecorded = None
         self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
+        # (card, shoe frame seq) of the round's last card, journalled with it: after a
+        # power cut the app tells the shoe, so a frame sent again is a repeat (pitboss.app)
+        self.shoe_last = None
         # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
         # verb -> fn(args) -> reply dict.
         self.auth_commands = {}
@@ -137,6 +143,7 @@ class Controller:
                          ("newround", self.cmd_newround), ("recall", self.cmd_recall),
                          ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
                          ("export", self.cmd_export),
+                         ("clock", self.cmd_clock),
                          ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
                          ("meters-reset", self._needs_auth),
                          ("export-ack", self._needs_auth),
@@ -373,6 +380,7 @@ class Controller:
         self.journal.hold_from = self._settle_seqs[0] if self._settle_seqs else 0
 
     def _new_shuffle(self):
+        self.shoe_last = None
         self.on_new_round()
 
     def _void(self, t, ev):
@@ -428,6 +436,12 @@ class Controller:
                           "is halted")
 
     def _append(self, ev):
+        if "t" not in ev:
+            # When: the host's time once it has set the clock. On a copy: the round's
+            # events kept for the next snapshot stay as small as replay needs them.
+            rec = dict(ev)
+            rec["t"] = self.clock()
+            ev = rec
         try:
             seq = self.journal.append(_compact(ev))
         except JournalFull as e:
@@ -678,6 +692,25 @@ class Controller:
     def cmd_meters(self, args):
         return {"totals": self.meters.totals(),
                 "games": {g: self.meters.game(g) for g in self.meters.games()}}
+
+    def cmd_clock(self, args):
+        """clock [UNIX]: the table's time; with UNIX (seconds), set it, as the host does
+        when it connects. Journalled ({"ev":"clock","t":new,"was":old}) so the records
+        before and after it can be put on one time line."""
+        clk = self.clock
+        if args:
+            if len(args) != 1 or not args[0].isdigit():
+                raise Refused("bad_args", "usage: clock [UNIX_SECONDS]")
+            t = int(args[0])
+            if not CLOCK_MIN <= t <= CLOCK_MAX:
+                raise Refused("bad_args", "clock %d is not between 2020 and 2100" % t)
+            setter = getattr(clk, "set", None)
+            if setter is None:
+                raise Refused("no_clock", "this controller's clock cannot be set")
+            self._reserve()
+            self._append({"ev": "clock", "t": t, "was": clk()})
+            setter(t)
+        return {"time": clk(), "set": bool(getattr(clk, "is_set", False))}
 
     def cmd_tilt(self, args):
         return {"active": self.active_tilts(), "log": self.tilt.log()}

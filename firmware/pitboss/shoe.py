@@ -109,6 +109,35 @@ def encode(card, seq, strict=True):
     return b"!%02X%04X%04X\n" % (card, seq, _crc3(card, seq))
 
 
+# The acknowledgement the controller sends back on the UART's TX line for every intact
+# frame (docs/shoe-protocol.md, "Acknowledgement"): `+ SSSS KKKK LF`, the frame's sequence
+# number and the CRC-16 of [seq >> 8, seq & 0xFF]. The shoe sends one frame at a time and
+# retransmits it until this arrives, so a frame lost while the chip cannot read its UART
+# (a flash erase runs with interrupts off) is sent again, and the repeat is suppressed by
+# its sequence number.
+_ACK = const(0x2B)  # '+'
+ACK_LEN = const(10)
+_HEX = b"0123456789ABCDEF"
+
+
+def ack_crc(seq):
+    return _crc_byte(_crc_byte(_CRC_INIT, seq >> 8), seq & 0xFF)
+
+
+def encode_ack(seq, buf=None):
+    """The 10-byte acknowledgement of frame `seq`, written into `buf` (a bytearray of
+    ACK_LEN, reused: nothing is allocated per card) or a new one."""
+    if buf is None:
+        buf = bytearray(ACK_LEN)
+    crc = ack_crc(seq)
+    buf[0] = _ACK
+    for i in range(4):
+        buf[1 + i] = _HEX[(seq >> (12 - 4 * i)) & 15]
+        buf[5 + i] = _HEX[(crc >> (12 - 4 * i)) & 15]
+    buf[9] = _LF
+    return buf
+
+
 def _hexval(b):
     if 0x30 <= b <= 0x39:
         return b - 0x30
@@ -139,6 +168,7 @@ class FrameDecoder:
         self._crc = 0
         self.last_seq = -1  # -1: no frame yet, any sequence number is accepted
         self.last_card = -1
+        self.intact = -1  # seq of the last frame whose CRC held, until it is acknowledged
         self.ready = False
         self.card = -1
         self.seq = -1
@@ -215,6 +245,7 @@ class FrameDecoder:
             self._report(EV_BAD_CRC, -1, "crc %04X, frame says %04X" % (_crc3(card, seq),
                                                                         self._crc))
             return False
+        self.intact = seq  # received whole: acknowledged whatever becomes of its card
         last = self.last_seq
         event, info = 0, 0
         if last >= 0:
@@ -268,6 +299,12 @@ class _Shoe:
         for i in range(len(seen)):
             seen[i] = 0
 
+    def ack(self, seq):
+        """Tell the shoe a card is in (only a serial shoe has a line back)."""
+
+    def resume(self, card, seq):
+        """After a reboot: the last card the journal holds came from frame `seq`."""
+
 
 class SerialShoe(_Shoe):
     """A shoe that sends frames over a UART-like object: any() and readinto(buf, n).
@@ -280,6 +317,8 @@ class SerialShoe(_Shoe):
         super().__init__(alarm)
         self.uart = uart
         self._buf = bytearray(bufsize)
+        self._ackbuf = bytearray(ACK_LEN)
+        self._write = getattr(uart, "write", None)  # a receive-only source has no line back
         self._pos = 0
         self._end = 0
         self.decoder = FrameDecoder(self._report)
@@ -290,14 +329,35 @@ class SerialShoe(_Shoe):
         # frame) instead of the next card silently becoming card 1.
         super().reset()
 
+    def ack(self, seq):
+        """Acknowledge frame `seq` on the UART's TX line. The caller (pitboss.app) does it
+        for a card once the controller has journalled it, so an acknowledged card is on
+        flash; every other intact frame (a repeat, a refused card) poll() acknowledges
+        itself. A failing TX line is not an error here: the shoe sends again."""
+        if self._write is None:
+            return
+        try:
+            self._write(encode_ack(seq & 0xFFFF, self._ackbuf))
+        except OSError:
+            pass
+
+    def resume(self, card, seq):
+        """The journal's last card came from frame `seq`: a shoe that did not see its
+        acknowledgement before a power cut sends it again, and that is a repeat."""
+        dec = self.decoder
+        dec.last_seq, dec.last_card = seq, card
+        self._first(card)
+
     def poll(self):
         dec = self.decoder
         while True:
             if dec.ready:
                 card, seq = dec.take()
+                dec.intact = -1  # a card: acknowledged by the caller once it is journalled
                 if self._first(card):
                     return (card, seq)
                 self._report(EV_DUPLICATE, seq, card)
+                self.ack(seq)
                 continue
             if self._pos >= self._end and not self._fill():
                 return None
@@ -310,6 +370,9 @@ class SerialShoe(_Shoe):
                     pos += 1
                     if push(b):
                         break
+                    if dec.intact >= 0:  # an intact frame that is no card: a repeat...
+                        self.ack(dec.intact)
+                        dec.intact = -1
             finally:
                 # Also when an alarm callback raised: those bytes are parsed, never twice.
                 self._pos = pos
@@ -334,6 +397,7 @@ class ByteSource:
     def __init__(self, data=b""):
         self._data = bytearray(data)
         self._pos = 0
+        self.tx = bytearray()  # what the controller sent back (acknowledgements)
 
     def feed(self, data):
         if self._pos:  # drop what has been read so the buffer does not grow forever
@@ -343,6 +407,10 @@ class ByteSource:
 
     def any(self):
         return len(self._data) - self._pos
+
+    def write(self, data):
+        self.tx.extend(data)
+        return len(data)
 
     def readinto(self, buf, nbytes=-1):
         n = len(buf) if nbytes < 0 else min(nbytes, len(buf))
