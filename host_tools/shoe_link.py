@@ -208,6 +208,7 @@ def _board(line):
     v.reset()
     hw = types.SimpleNamespace(**{k: getattr(v, k) for k in dir(v) if not k.startswith("__")})
     hw.shoe_uart = lambda: line
+    hw.ticks_ms = lambda: int(line.t * 1000)  # the shoe's resend timeout in line time
     return hw
 
 

@@ -46,6 +46,75 @@ def test_a_card_is_acknowledged_only_once_the_app_has_it_and_repeats_are_acknowl
     assert shoe_sim.decode_acks(src.tx) == [5, 5]  # the torn one is never acknowledged
 
 
+def _clocked(src):
+    now = [0]
+    events = []
+    s = shoe.SerialShoe(src, alarm=lambda c, q, i: events.append(c), ticks=lambda: now[0])
+    return s, now, events
+
+
+def test_a_torn_frame_is_a_transport_error_repaired_by_the_resend():
+    src = shoe.ByteSource(shoe.encode(48, 5))
+    s, now, events = _clocked(src)
+    assert s.poll() == (48, 5)
+    s.ack(5)
+    src.feed(shoe.encode(12, 6)[:7] + b"\n")  # frame 6 torn (bytes lost mid-frame)
+    assert s.poll() is None and events == [shoe.EV_MALFORMED]
+    assert not shoe.is_alarm(shoe.EV_MALFORMED) and not shoe.is_alarm(shoe.EV_BAD_CRC)
+    now[0] = shoe.RESEND_MS - 1
+    src.feed(shoe.encode(12, 6))  # the resend, before the timeout
+    assert s.poll() == (12, 6)
+    now[0] = 5 * shoe.RESEND_MS
+    assert s.poll() is None and events == [shoe.EV_MALFORMED]  # nothing waits any more
+
+
+def test_a_torn_frame_not_resent_in_time_is_an_alarm():
+    src = shoe.ByteSource(shoe.encode(48, 5))
+    s, now, events = _clocked(src)
+    assert s.poll() == (48, 5)
+    s.ack(5)
+    src.feed(b"!0C0006" + b"\n")
+    assert s.poll() is None
+    now[0] = 600
+    src.feed(b"!0C00\n")  # another torn copy: the shoe is still trying, the wait restarts
+    assert s.poll() is None
+    now[0] = 600 + shoe.RESEND_MS - 1
+    assert s.poll() is None and shoe.EV_UNRESENT not in events
+    now[0] = 600 + shoe.RESEND_MS
+    assert s.poll() is None and events[-1] == shoe.EV_UNRESENT
+    assert shoe.is_alarm(shoe.EV_UNRESENT)
+    assert s.poll() is None and events.count(shoe.EV_UNRESENT) == 1  # reported once
+
+
+def test_a_torn_copy_received_before_the_ack_needs_no_resend():
+    # The shoe resent frame 5 while the controller was journalling it (its ack late), and
+    # that copy was torn: it was on the line before the ack went out, so it can only be a
+    # copy of frame 5 or earlier, never a new card; no wait, no alarm.
+    src = shoe.ByteSource(shoe.encode(48, 5))
+    s, now, events = _clocked(src)
+    assert s.poll() == (48, 5)
+    src.feed(shoe.encode(48, 5)[:6])  # arrived during the write, torn by it
+    s.ack(5)
+    src.feed(b"\n")
+    assert s.poll() is None and events == [shoe.EV_MALFORMED]
+    now[0] = 10 * shoe.RESEND_MS
+    assert s.poll() is None and events == [shoe.EV_MALFORMED] and not s.streams
+
+
+def test_a_streaming_shoe_gets_the_wait_for_every_torn_frame():
+    # A shoe that does not wait for acknowledgements puts new cards among the bytes
+    # received before an ack; then a torn frame there may be a card, and it is timed.
+    src = shoe.ByteSource(shoe.encode(48, 5) + shoe.encode(12, 6) + b"!0D0007\n")
+    s, now, events = _clocked(src)
+    assert s.poll() == (48, 5)
+    s.ack(5)
+    assert s.poll() == (12, 6) and s.streams
+    s.ack(6)
+    assert s.poll() is None and events == [shoe.EV_MALFORMED]
+    now[0] = shoe.RESEND_MS
+    assert s.poll() is None and events[-1] == shoe.EV_UNRESENT
+
+
 def test_the_app_acknowledges_each_card_after_journalling_it(table):
     hw = table._hw
     before, frames, after = plan_round("nj-5card", 2, 4)
@@ -160,7 +229,9 @@ def test_shoe_replies_in_the_main_loop_are_marked(table):
     A.pump(table.app, reader, ("\n".join(before) + "\n").encode(), out.append)
     table._hw.shoe_uart().feed(frames)
     A.pump(table.app, reader, b"status\n", out.append)
-    replies = [json.loads(x) for x in out]
+    # write() takes each reply as a dict (json_writer streams it to the port): the
+    # same dicts the port would carry, through JSON as on the line.
+    replies = [json.loads(json.dumps(x)) for x in out]
     shoe_lines = [r for r in replies if r.get("src") == "shoe"]
     assert len(shoe_lines) == len(frames) // 12
     assert all("src" not in r for r in replies if "phase" in r or "order" in r)

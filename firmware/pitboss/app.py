@@ -214,7 +214,10 @@ class App:
             from pitboss.shoe import RFIDShoe
 
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
-        return SerialShoe(self.hw.shoe_uart(), alarm=self.ctl.shoe_alarm)
+        # A board may give the shoe its clock (the link model's simulated time); else
+        # time.ticks_ms.
+        return SerialShoe(self.hw.shoe_uart(), alarm=self.ctl.shoe_alarm,
+                          ticks=getattr(self.hw, "ticks_ms", None))
 
     def _new_shuffle(self):
         self.shoe.reset()

@@ -66,12 +66,16 @@ _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table ti
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
 # event code, means a card may be missing or wrong: each tilts with its own code and
-# marks the round in play lost. Notices (garbage between frames, a retransmission) do
-# not; a restart of the shoe's count (9) does only in the middle of a deal.
-_SHOE_TILTS = {2: "shoe_bad_frame", 3: "shoe_bad_frame", 4: "shoe_bad_card",
+# marks the round in play lost. Notices (garbage between frames, a retransmission, a
+# torn frame: malformed 2 and bad_crc 3, which the acknowledged shoe sends again) do
+# not; a torn frame nothing intact followed within the resend timeout (16) does
+# (docs/shoe-protocol.md, "Transport errors and misdeals"); a restart of the shoe's
+# count (9) only in the middle of a deal.
+_SHOE_TILTS = {4: "shoe_bad_card",
                5: "shoe_gap", 7: "shoe_conflict", 8: "shoe_stale", 9: "shoe_restart",
                10: "duplicate_card", 11: "unknown_rfid_tag", 12: "rfid_wrong_deck",
-               13: "rfid_collision", 14: "rfid_read_error", 15: "rfid_reader_fault"}
+               13: "rfid_collision", 14: "rfid_read_error", 15: "rfid_reader_fault",
+               16: "shoe_bad_frame"}
 # A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
 # by the table's refusal code (anything else: shoe_fault).
 _SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
@@ -129,9 +133,6 @@ class Controller:
         # for this power cycle.
         self._unrecorded = None
         self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
-        # (card, shoe frame seq) of the round's last card, journalled with it: after a
-        # power cut the app tells the shoe, so a frame sent again is a repeat (pitboss.app)
-        self.shoe_last = None
         # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
         # verb -> fn(args) -> reply dict.
         self.auth_commands = {}

@@ -20,6 +20,17 @@
 from pitboss.cards import JOKER, name
 from pitboss.compat import const
 
+try:
+    from time import ticks_diff, ticks_ms
+except ImportError:  # CPython
+    from time import monotonic as _monotonic
+
+    def ticks_ms():
+        return int(_monotonic() * 1000)
+
+    def ticks_diff(a, b):
+        return a - b
+
 _START = const(0x21)  # '!'
 _LF = const(0x0A)
 _CR = const(0x0D)
@@ -46,14 +57,24 @@ EV_WRONG_DECK = const(12)  # RFID: tag from another registered deck; info = UID 
 EV_COLLISION = const(13)  # RFID: two tags in the field at once; info = 0
 EV_READ_ERROR = const(14)  # RFID: CRC, check byte or protocol error; info = the message
 EV_READER_FAULT = const(15)  # RFID: the reader chip does not answer; info = the message
-N_EVENTS = const(16)
+EV_UNRESENT = const(16)  # a torn frame no intact frame followed within RESEND_MS; info = ms
+N_EVENTS = const(17)
 
 NAMES = ("", "garbage", "malformed", "bad_crc", "bad_card", "dropped", "repeat",
          "conflict", "stale", "restart", "duplicate", "unknown_tag", "wrong_deck",
-         "collision", "read_error", "reader_fault")
+         "collision", "read_error", "reader_fault", "unresent")
 # Notices are harmless on their own (noise between frames, a retransmission, a restart
-# between rounds); everything else means a card may be missing or wrong.
-_NOTICES = const((1 << EV_GARBAGE) | (1 << EV_REPEAT) | (1 << EV_RESTART))
+# between rounds, and a torn frame: a transport error the shoe repairs by sending the
+# frame again, since a torn frame is never acknowledged); everything else means a card
+# may be missing or wrong. A torn frame that nothing intact follows within RESEND_MS is
+# `unresent`, an alarm (docs/shoe-protocol.md, "Transport errors and misdeals").
+_NOTICES = const((1 << EV_GARBAGE) | (1 << EV_REPEAT) | (1 << EV_RESTART)
+                 | (1 << EV_MALFORMED) | (1 << EV_BAD_CRC))
+# How long a torn frame may wait for an intact frame (its resend, or any later frame)
+# before its card counts as lost. The acknowledging shoe resends every 100 ms; a flash
+# erase with interrupts off (up to 400 ms) can drop one resend whole and tear the next,
+# and each torn copy restarts the wait.
+RESEND_MS = const(1000)
 
 
 def is_alarm(code):
@@ -70,6 +91,8 @@ def describe(code, seq, info):
         return "%s: %d frame(s) missing before seq %d" % (what, info, seq)
     if code == EV_RESTART:
         return "%s: seq 0 after seq %d" % (what, info)
+    if code == EV_UNRESENT:
+        return "%s: a torn frame, nothing intact within %d ms" % (what, info)
     if seq >= 0:
         return "%s: seq %d, %s" % (what, seq, info)
     return "%s: %s" % (what, info)
@@ -313,7 +336,7 @@ class SerialShoe(_Shoe):
     returns at the first card, so a burst of frames is dealt one card per call and a
     frame split across reads is simply finished by the next one."""
 
-    def __init__(self, uart, alarm=None, bufsize=64):
+    def __init__(self, uart, alarm=None, bufsize=64, ticks=None):
         super().__init__(alarm)
         self.uart = uart
         self._buf = bytearray(bufsize)
@@ -321,7 +344,25 @@ class SerialShoe(_Shoe):
         self._write = getattr(uart, "write", None)  # a receive-only source has no line back
         self._pos = 0
         self._end = 0
+        self._ticks = ticks or ticks_ms  # injectable: the link model runs in simulated time
+        # Torn frames (docs/shoe-protocol.md, "Transport errors and misdeals"): when the
+        # last torn frame that may hold an unacknowledged card was seen (None: none
+        # waiting). Bytes that were already received when an acknowledgement went out
+        # (_pre of them) can only be copies of frames up to the acknowledged one, since
+        # the shoe sends the next frame only after it hears that acknowledgement: a torn
+        # frame that starts among them never needs a resend.
+        self._torn_at = None
+        self._pre = 0
+        self._old = False  # the frame being decoded started among those bytes
+        # A shoe that does not wait for acknowledgements (an older streaming shoe) sends
+        # new cards among those bytes: then a torn frame there may hold a card too.
+        self.streams = False
         self.decoder = FrameDecoder(self._report)
+
+    def _report(self, code, seq, info):
+        if (code == EV_MALFORMED or code == EV_BAD_CRC) and (self.streams or not self._old):
+            self._torn_at = self._ticks()  # each torn copy restarts the wait
+        _Shoe._report(self, code, seq, info)
 
     def reset(self):
         # A new shuffle forgets the cards, never the sequence: the shoe numbers its frames
@@ -340,6 +381,12 @@ class SerialShoe(_Shoe):
             self._write(encode_ack(seq & 0xFFFF, self._ackbuf))
         except OSError:
             pass
+        # Everything received so far was sent before the shoe could hear this.
+        try:
+            waiting = self.uart.any()
+        except OSError:
+            waiting = 0
+        self._pre = self._end - self._pos + waiting
 
     def resume(self, card, seq):
         """The journal's last card came from frame `seq`: a shoe that did not see its
@@ -354,28 +401,54 @@ class SerialShoe(_Shoe):
             if dec.ready:
                 card, seq = dec.take()
                 dec.intact = -1  # a card: acknowledged by the caller once it is journalled
+                self._torn_at = None  # an intact frame came: the sequence tells the rest
                 if self._first(card):
                     return (card, seq)
                 self._report(EV_DUPLICATE, seq, card)
                 self.ack(seq)
                 continue
             if self._pos >= self._end and not self._fill():
+                self._check_torn()
                 return None
             buf = self._buf
             pos, end = self._pos, self._end
             push = dec.push
+            pre = self._pre
             try:
                 while pos < end:
                     b = buf[pos]
                     pos += 1
-                    if push(b):
+                    old = pre > 0
+                    if old:
+                        pre -= 1
+                    got = push(b)
+                    if b == _START:  # after push: a frame it cut short was the old one
+                        self._old = old
+                    if got:
+                        if self._old:  # a new card the shoe sent before our ack
+                            self.streams = True
                         break
                     if dec.intact >= 0:  # an intact frame that is no card: a repeat...
-                        self.ack(dec.intact)
+                        self._torn_at = None
+                        self._pos = pos
+                        self.ack(dec.intact)  # (sets _pre: the bytes left are pre-ack)
+                        pre = self._pre
                         dec.intact = -1
             finally:
                 # Also when an alarm callback raised: those bytes are parsed, never twice.
                 self._pos = pos
+                self._pre = pre
+
+    def _check_torn(self):
+        # The line is quiet: a torn frame that may have held a card and was followed by
+        # nothing intact for RESEND_MS was not resent (a shoe that does not retransmit, or
+        # one that gave up): its card is lost, a misdeal.
+        t = self._torn_at
+        if t is not None:
+            waited = ticks_diff(self._ticks(), t)
+            if waited >= RESEND_MS:
+                self._torn_at = None
+                self._report(EV_UNRESENT, -1, waited)
 
     def _fill(self):
         n = self.uart.any()
