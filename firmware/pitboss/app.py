@@ -556,20 +556,31 @@ def main(service=False):
     # The watchdog starts only now: boot (integrity hashes, journal replay) may take
     # longer than its period. From here a pass that hangs resets the board, and the boot
     # replays the round from the journal (docs/journal.md).
+    # In service mode Ctrl-C ends the loop into the REPL, where nothing feeds the
+    # watchdog: the board must stop it first (boards/*.py watchdog_stop), or the chip
+    # resets under the technician's mpremote session; a board that cannot stop its
+    # watchdog runs service mode without one (an attended board).
+    stop = getattr(hw, "watchdog_stop", None)
     wdt = None
     try:
         make = getattr(hw, "watchdog", None)
-        wdt = make(WDT_MS) if make is not None else None
+        if make is not None and (not service or stop is not None):
+            wdt = make(WDT_MS)
     except Exception as e:  # noqa: BLE001  (a table without a watchdog still plays)
         write(_internal("watchdog", e))
-    while True:  # never exits: anything a pass raises is answered and the loop goes on
-        try:
-            serve(a, sys.stdin, write, wdt=wdt)
-        except Exception as e:  # noqa: BLE001
+    try:
+        while True:  # never exits: anything a pass raises is answered, the loop goes on
             try:
-                write(_internal("loop", e))
-            except Exception:  # noqa: BLE001  (even the port failing must not end it)
-                pass
+                serve(a, sys.stdin, write, wdt=wdt)
+            except Exception as e:  # noqa: BLE001
+                try:
+                    write(_internal("loop", e))
+                except Exception:  # noqa: BLE001  (even the port failing must not end it)
+                    pass
+    except KeyboardInterrupt:  # service mode only: production switched Ctrl-C off
+        if wdt is not None:
+            stop()
+        raise
 
 
 def pump(a, reader, data, write):
