@@ -35,11 +35,16 @@ def _say(t0, msg, quiet):
         sys.stderr.flush()
 
 
+EXPORT_EVERY = 20  # rounds between exports (the journal keeps what is not exported)
+
+
 def deal_rounds(t, ctl, cards, game, seats, seed=1, timeout_ms=100, t0=None, quiet=True,
-                check_every=1):
+                export=None):
     """Rounds through the emulated shoe on a configured table `t` (a ProtoTarget) until
     `cards` cards are dealt. Returns the counts; stops at the first round that lost,
-    doubled or settled differently from CPython."""
+    doubled or settled differently from CPython. export(): called every EXPORT_EVERY
+    rounds, as a host does, since the journal keeps every record until it is exported
+    and acknowledged (issue 12) and a full journal halts the table (journal_full)."""
     from pitboss import profiles
     from pitboss.cards import name
 
@@ -81,6 +86,8 @@ def deal_rounds(t, ctl, cards, game, seats, seed=1, timeout_ms=100, t0=None, qui
             failed = {"round": rounds, "error": bad[0].get("error") if bad else None,
                       "sent": len(want), "received": len(cards_in), "equal_cpython": equal}
             break
+        if export is not None and rounds % EXPORT_EVERY == 0:
+            export()
         if rounds % 10 == 0:
             st = ctl("shoe_state", id=1)
             _say(t0, "%d rounds, %d cards, %d bytes dropped, %d resends, chip %.1f s"
@@ -137,7 +144,10 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_ms=45.0, page_ms=0.
             if not r.get("ok"):
                 raise RuntimeError("configuration refused: %s" % r)
             _say(t0, "provisioned and configured %s, %d seats" % (game, seats), quiet)
-            out = deal_rounds(t, ctl, cards, game, seats, seed, timeout_ms, t0, quiet)
+            from host_tools.export import export
+            store = tempfile.mkdtemp(prefix="pitboss-link-export-")
+            out = deal_rounds(t, ctl, cards, game, seats, seed, timeout_ms, t0, quiet,
+                              export=lambda: export(t, keys, "link", store))
             out["tilts"] = t.commands(["status"])[0].get("tilts")
     out["wall_s"] = round(time.monotonic() - t0, 1)
     return out

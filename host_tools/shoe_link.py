@@ -237,12 +237,14 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
             auth.provision(key, root + "/auth")
             a.ctl.auth.load()
 
-    conf = Configurator(Here(), "shoelink", KeyStore(tempfile.mkdtemp(prefix="pitboss-k-")))
+    keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-k-"))
+    conf = Configurator(Here(), "shoelink", keys)
     conf.provision()
     r = conf.configure(game, seats)
     if not r.get("ok"):
         raise RuntimeError("configuration refused: %s" % r)
 
+    store = tempfile.mkdtemp(prefix="pitboss-shoelink-export-")
     got = []  # the controller's replies to shoe cards
     deck_size = profiles.get(game).deck
     dealt = rounds = lost = doubled = 0
@@ -271,6 +273,11 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
         bad = [x for x in replies if not x.get("ok")]
         rounds += 1
         dealt += len(cards_in)
+        if rounds % 20 == 0:
+            # As a host does: the journal keeps every record until it is exported and
+            # acknowledged (issue 12), and a full journal halts the table.
+            from host_tools.export import export
+            export(Here(), keys, "shoelink", store)
         if bad or cards_in != want:
             failed = {"round": rounds, "error": bad[0]["error"] if bad else None,
                       "sent": len(want), "received": len(cards_in)}

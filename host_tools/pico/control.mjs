@@ -18,7 +18,8 @@
 //   {"cmd": "display"}                                  its state and display RAM
 //   {"cmd": "rfid", "present": b, "deck": [...], "replace": b, "crc_stalls": b, "irq_stalls": b}
 //   {"cmd": "gpio", "pin": N, "value": 0|1|null}        null: back to its pull resistor
-//   {"cmd": "flash"}                                    flash operation counts
+//   {"cmd": "flash", "erase_ms": E, "page_ms": P}       flash operation counts and time spent
+//                                                       (E, P: set the timing from now on)
 //   {"cmd": "hang"}                                     the core stops executing (a chip
 //                                                       stuck with interrupts off); time and
 //                                                       the watchdog run on
@@ -82,6 +83,9 @@ export function serveControl(path, board) {
         board.hang();
         return reply({ ok: true, cycles: core.cycles, ns: clock.nanos });
       case 'flash':
+        // erase_ms / page_ms: change the flash chip's timing from now on (flash.mjs)
+        if (req.erase_ms !== undefined) flash.eraseNs = Math.round(req.erase_ms * 1e6);
+        if (req.page_ms !== undefined) flash.pageNs = Math.round(req.page_ms * 1e6);
         return reply({ ops: flash.ops, erased: flash.bytesErased, programmed: flash.bytesProgrammed,
                        sectors_erased: flash.erases, pages_programmed: flash.pages,
                        busy_ns: flash.busyTotalNs, erase_ns: flash.eraseNs, page_ns: flash.pageNs });
