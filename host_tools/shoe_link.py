@@ -26,7 +26,7 @@ import types
 from collections import deque
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools.shoe_sim import decode_acks, frame_list, shuffled_deck
+from host_tools.shoe_sim import dealt_check, decode_acks, frame_list, shuffled_deck
 
 BAUD = 9600
 BYTE_S = 10.0 / BAUD  # start + 8 data + stop bits
@@ -268,8 +268,9 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
         cards_in = [rep.get("card") for rep in got if rep.get("ok")]
         replies += got + [a.ctl.command(x) for x in after]
         want = [_name(c) for c in deck]
-        lost += sum(1 for c in want if c not in cards_in)
-        doubled += len(cards_in) - len(set(cards_in))
+        lo, do, in_order = dealt_check(cards_in, want)
+        lost += lo
+        doubled += do
         bad = [x for x in replies if not x.get("ok")]
         rounds += 1
         dealt += len(cards_in)
@@ -278,7 +279,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
             # acknowledged (issue 12), and a full journal halts the table.
             from host_tools.export import export
             export(Here(), keys, "shoelink", store)
-        if bad or cards_in != want:
+        if bad or not in_order:
             failed = {"round": rounds, "error": bad[0]["error"] if bad else None,
                       "sent": len(want), "received": len(cards_in)}
             break

@@ -73,6 +73,18 @@ def frame_list(cards, start_seq=0):
     return [shoe.encode(c, (start_seq + i) & 0xFFFF) for i, c in enumerate(cards)]
 
 
+def dealt_check(got, want):
+    """(lost, doubled, in_order) for the card names a table reported dealt (`got`, in
+    order) against the shoe's cards (`want`, names). A face-down card is reported without
+    its name (None: the Pai Gow banker's, a dealer's hole cards; issue 12) and matches
+    whatever card was dealt at its place; the settlement shows them all."""
+    lost = max(0, len(want) - len(got))
+    named = [c for c in got if c is not None]
+    doubled = max(0, len(got) - len(want)) + len(named) - len(set(named))
+    in_order = len(got) == len(want) and all(g is None or g == w for g, w in zip(got, want))
+    return lost, doubled, in_order
+
+
 def decode_acks(data):
     """The sequence numbers the controller acknowledged in `data` (its UART TX bytes), in
     order; anything that is not an intact acknowledgement (pitboss.shoe.encode_ack) is

@@ -93,7 +93,9 @@ def test_a_round_through_uart1_settles_the_same_while_the_host_sends_status_and_
     assert all(x["ok"] for x in quiet + busy), [x for x in quiet + busy if not x["ok"]][:2]
     frames = r["plans"][1][1]
     cards = [name(int(frames[i + 1:i + 3], 16)) for i in range(0, len(frames), 12)]
-    assert [x["card"] for x in busy if x.get("src") == "shoe"] == cards
+    from host_tools.shoe_sim import dealt_check
+    got = [x["card"] for x in busy if x.get("src") == "shoe"]
+    assert dealt_check(got, cards) == (0, 0, True), (got, cards)  # face-down ones unnamed
     assert len(asked) == 2 * len(cards) and all(x["ok"] for x in asked)
     phases = [x["phase"] for x in asked[0::2]]
     assert phases[0] == "dealing" and phases[-1] != "dealing"  # asked while it dealt

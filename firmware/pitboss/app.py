@@ -578,7 +578,7 @@ def main(service=False):
                 except Exception:  # noqa: BLE001  (even the port failing must not end it)
                     pass
     except KeyboardInterrupt:  # service mode only: production switched Ctrl-C off
-        if wdt is not None:
+        if wdt is not None and stop is not None:
             stop()
         raise
 

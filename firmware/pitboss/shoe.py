@@ -17,19 +17,21 @@
 #
 # Bad frames are reported through `alarm` with a code, never an exception: the main loop
 # must outlive line noise, a flaky shoe and a fumbled card.
+import time
+
 from pitboss.cards import JOKER, name
 from pitboss.compat import const
 
-try:
-    from time import ticks_diff, ticks_ms
-except ImportError:  # CPython
-    from time import monotonic as _monotonic
 
-    def ticks_ms():
-        return int(_monotonic() * 1000)
+def _ms():
+    # The resend wait's default clock: time.ticks_ms on MicroPython, ms on CPython.
+    f = getattr(time, "ticks_ms", None)
+    return f() if f is not None else int(getattr(time, "monotonic")() * 1000)
 
-    def ticks_diff(a, b):
-        return a - b
+
+def _since(then, now):
+    d = getattr(time, "ticks_diff", None)  # the ticks counter wraps on MicroPython
+    return d(now, then) if d is not None else now - then
 
 _START = const(0x21)  # '!'
 _LF = const(0x0A)
@@ -344,7 +346,7 @@ class SerialShoe(_Shoe):
         self._write = getattr(uart, "write", None)  # a receive-only source has no line back
         self._pos = 0
         self._end = 0
-        self._ticks = ticks or ticks_ms  # injectable: the link model runs in simulated time
+        self._ticks = ticks or _ms  # injectable: the link model runs in simulated time
         # Torn frames (docs/shoe-protocol.md, "Transport errors and misdeals"): when the
         # last torn frame that may hold an unacknowledged card was seen (None: none
         # waiting). Bytes that were already received when an acknowledgement went out
@@ -445,7 +447,7 @@ class SerialShoe(_Shoe):
         # one that gave up): its card is lost, a misdeal.
         t = self._torn_at
         if t is not None:
-            waited = ticks_diff(self._ticks(), t)
+            waited = _since(t, self._ticks())
             if waited >= RESEND_MS:
                 self._torn_at = None
                 self._report(EV_UNRESENT, -1, waited)
