@@ -86,7 +86,11 @@ class PicoTarget(BoardTarget):
         t, tr = self.board._t, self.board._tr
         try:
             t.exec_raw_no_follow(code)
-            self.ctl.shoe(frames, wait=False)
+            # The emulator's acknowledging shoe on UART1 (host_tools/pico/uart.mjs): one
+            # frame at a time, resent until acknowledged. A shoe that streamed them would
+            # lose bytes to the flash writes (45 ms erases with interrupts off) and the
+            # round would be a misdeal (docs/shoe-protocol.md).
+            self.ctl("shoe", id=1, hex=bytes(frames).hex(), wait=False)
             out, err = t.follow(self.board.timeout)
         except tr.TransportError as e:
             raise BoardError("lost the board on %s: %s" % (self.board.device, e)) from e

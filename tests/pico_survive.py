@@ -104,7 +104,8 @@ class Session:
 
     def deal(self, frames, cards):
         """Shoe bytes onto UART1; the main loop deals each card unasked: `cards` replies."""
-        self.ctl.shoe(frames, wait=False)
+        # The emulator's acknowledging shoe: streamed frames lose bytes to flash writes.
+        self.ctl("shoe", id=1, hex=bytes(frames).hex(), wait=False)
         got = [self.link.reply(REPLY_S) for _ in range(cards)]
         assert all(r.get("ok") for r in got), got
         return got
