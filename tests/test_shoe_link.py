@@ -73,6 +73,8 @@ def test_a_torn_frame_not_resent_in_time_is_an_alarm():
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)
+    now[0] = 60
+    assert s.poll() is None  # the line quiet since the ack: what comes now is new
     src.feed(b"!0C0006" + b"\n")
     assert s.poll() is None
     now[0] = 600
@@ -99,6 +101,22 @@ def test_a_torn_copy_received_before_the_ack_needs_no_resend():
     assert s.poll() is None and events == [shoe.EV_MALFORMED]
     now[0] = 10 * shoe.RESEND_MS
     assert s.poll() is None and events == [shoe.EV_MALFORMED] and not s.streams
+
+
+def test_a_torn_copy_still_on_the_wire_when_the_ack_went_out_needs_no_resend():
+    # A resend of frame 5 the shoe had started before it heard the ack arrives just after
+    # the ack, torn: within the grace (_GRACE bytes, _GRACE_MS) it is a copy, no wait.
+    src = shoe.ByteSource(shoe.encode(48, 5))
+    s, now, events = _clocked(src)
+    assert s.poll() == (48, 5)
+    s.ack(5)
+    now[0] = 5
+    src.feed(shoe.encode(48, 5)[:5] + b"\n")
+    assert s.poll() is None and events == [shoe.EV_MALFORMED]
+    now[0] = 10 * shoe.RESEND_MS
+    assert s.poll() is None and events == [shoe.EV_MALFORMED] and not s.streams
+    src.feed(shoe.encode(12, 6))  # and the next frame is a card, not a sign of streaming
+    assert s.poll() == (12, 6) and not s.streams
 
 
 def test_a_streaming_shoe_gets_the_wait_for_every_torn_frame():

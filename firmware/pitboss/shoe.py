@@ -77,6 +77,13 @@ _NOTICES = const((1 << EV_GARBAGE) | (1 << EV_REPEAT) | (1 << EV_RESTART)
 # erase with interrupts off (up to 400 ms) can drop one resend whole and tear the next,
 # and each torn copy restarts the wait.
 RESEND_MS = const(1000)
+# Bytes after those received when an acknowledgement goes out that may still be copies of
+# the acknowledged frame: a copy already on the wire (up to a frame), and one the shoe's
+# timer started while the acknowledgement travelled to it (10 bytes) or while the shoe
+# took it in: three frames' worth, which arrive within _GRACE_MS at 9600 baud (37.5 ms);
+# once the line has been quiet that long after the acknowledgement, the grace is over.
+_GRACE = const(36)
+_GRACE_MS = const(50)
 
 
 def is_alarm(code):
@@ -349,13 +356,16 @@ class SerialShoe(_Shoe):
         self._ticks = ticks or _ms  # injectable: the link model runs in simulated time
         # Torn frames (docs/shoe-protocol.md, "Transport errors and misdeals"): when the
         # last torn frame that may hold an unacknowledged card was seen (None: none
-        # waiting). Bytes that were already received when an acknowledgement went out
-        # (_pre of them) can only be copies of frames up to the acknowledged one, since
-        # the shoe sends the next frame only after it hears that acknowledgement: a torn
-        # frame that starts among them never needs a resend.
+        # waiting). Bytes that were already received when an acknowledgement went out,
+        # and the _GRACE bytes after them, can only be copies of frames up to the
+        # acknowledged one, since the shoe sends the next frame only after it hears that
+        # acknowledgement: a torn frame that starts among them never needs a resend.
+        # _pre counts those bytes down (received ones + _GRACE).
         self._torn_at = None
         self._pre = 0
         self._old = False  # the frame being decoded started among those bytes
+        self._strict = False  # ...among the bytes received before the acknowledgement
+        self._ack_at = 0
         # A shoe that does not wait for acknowledgements (an older streaming shoe) sends
         # new cards among those bytes: then a torn frame there may hold a card too.
         self.streams = False
@@ -383,12 +393,14 @@ class SerialShoe(_Shoe):
             self._write(encode_ack(seq & 0xFFFF, self._ackbuf))
         except OSError:
             pass
-        # Everything received so far was sent before the shoe could hear this.
+        # Everything received so far was sent before the shoe could hear this, and so
+        # may be what is on the wire now (_GRACE).
         try:
             waiting = self.uart.any()
         except OSError:
             waiting = 0
-        self._pre = self._end - self._pos + waiting
+        self._pre = self._end - self._pos + waiting + _GRACE
+        self._ack_at = self._ticks()
 
     def resume(self, card, seq):
         """The journal's last card came from frame `seq`: a shoe that did not see its
@@ -421,13 +433,15 @@ class SerialShoe(_Shoe):
                     b = buf[pos]
                     pos += 1
                     old = pre > 0
+                    strict = pre > _GRACE  # received before the acknowledgement went out
                     if old:
                         pre -= 1
                     got = push(b)
                     if b == _START:  # after push: a frame it cut short was the old one
                         self._old = old
+                        self._strict = strict
                     if got:
-                        if self._old:  # a new card the shoe sent before our ack
+                        if self._strict:  # a new card the shoe sent before our ack
                             self.streams = True
                         break
                     if dec.intact >= 0:  # an intact frame that is no card: a repeat...
@@ -442,7 +456,11 @@ class SerialShoe(_Shoe):
                 self._pre = pre
 
     def _check_torn(self):
-        # The line is quiet: a torn frame that may have held a card and was followed by
+        # The line is quiet. Copies still on the wire when the last acknowledgement went
+        # out have arrived by _GRACE_MS after it: what comes next is new.
+        if 0 < self._pre <= _GRACE and _since(self._ack_at, self._ticks()) >= _GRACE_MS:
+            self._pre = 0
+        # A torn frame that may have held a card and was followed by
         # nothing intact for RESEND_MS was not resent (a shoe that does not retransmit, or
         # one that gave up): its card is lost, a misdeal.
         t = self._torn_at
