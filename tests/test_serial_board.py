@@ -76,7 +76,10 @@ def test_a_round_through_the_shoe_settles_the_same_while_the_host_asks(flashed, 
     assert all(r["ok"] for r in asked) and len(asked) == 2 * len(cards)
     phases = [r["phase"] for r in asked[0::2]]
     assert phases[0] == "dealing" and phases[-1] != "dealing"  # asked while it dealt
-    assert [c["card"] for c in dealt] == [name(c) for c in cards]
+    from host_tools.shoe_sim import dealt_check
+    # in order, none lost or doubled; the banker's cards are dealt face down (issue 12:
+    # their lines name no card until the settlement, which shows them)
+    assert dealt_check([c["card"] for c in dealt], [name(c) for c in cards]) == (0, 0, True)
     assert [quiet[-1], busy[-1]] == reference(plans)  # exactly as on CPython, undisturbed
     assert [r["result"]["house_net"] for r in recalled] == [quiet[-1]["house_net"],
                                                             busy[-1]["house_net"]]
@@ -102,6 +105,7 @@ def test_cli_table_commands_in_production_and_the_clock(flashed, tmp_path):
         assert r.returncode == 0 and r.stdout.count("house net") == 2, r.stderr
         r = cli("recall", "--port", p, "2", "--json")
         assert r.returncode == 0 and len(json.loads(r.stdout.splitlines()[0])) == 2
+        recalled = json.loads(r.stdout.splitlines()[0])
         png = tmp_path / "s.png"
         r = cli("screenshot", "--port", p, str(png))
         assert r.returncode == 0 and png.stat().st_size > 100, r.stderr
@@ -113,7 +117,10 @@ def test_cli_table_commands_in_production_and_the_clock(flashed, tmp_path):
         with ProtocolLink(p) as link:
             link.ready()
             last = link.request("recall 1")["rounds"][0]
-        assert last["result"]["round"] == 2
+        # the newest of the two shoe rounds (round numbers run on for the life of the
+        # board, issue 12: configuring takes one too)
+        played = sorted(x["result"]["round"] for x in recalled)
+        assert played[1] == played[0] + 1 and last["result"]["round"] == played[1]
     # The journal's records carry the host's time.
     recs = []
     for seg in sorted(os.listdir(flash / "journal")):
