@@ -522,7 +522,12 @@ class Controller:
         t = _SHOE_TILTS.get(code)
         if t is None:
             return
-        if code == 9:  # restart: harmless before the first card of a deal
+        if code == 9 or code == 16:
+            # restart: harmless before the first card of a deal. unresent: before it, a
+            # frame that was lost shows as a gap at the deal's first card (the sequence
+            # runs on across rounds), so only a torn frame in the middle of a deal is
+            # timed as a misdeal, above all its last card (docs/shoe-protocol.md). (The
+            # first 10,000-card Pico run tilted between rounds, after an export.)
             tb = self.table
             if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
                 return
