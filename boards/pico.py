@@ -154,3 +154,22 @@ def watchdog(timeout_ms):
     from machine import WDT
 
     return WDT(timeout=timeout_ms)
+
+
+def watchdog_stop():
+    """Pause the watchdog (service mode, before the REPL: pitboss.app.main). MicroPython's
+    WDT has no deinit on rp2; clearing WATCHDOG CTRL.ENABLE (RP2040 datasheet 4.7.6,
+    through the register block's atomic-clear alias at +0x3000) pauses its countdown, and
+    the next WDT() enables it again."""
+    from machine import mem32
+
+    mem32[0x40058000 + 0x3000] = 1 << 30
+
+
+def set_rtc(tm):
+    """Set the RP2040's RTC (what time.time() reads) from a time.gmtime() tuple: the
+    host's time, sent when it connects (pitboss.clock)."""
+    from machine import RTC
+
+    # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
+    RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))

@@ -36,20 +36,40 @@ class Board:
                 timeout = TIMEOUT_VIRTUAL if self.kind else TIMEOUT_SERIAL
         self.timeout = timeout
         self._tr, serial_transport = _mpremote()
-        try:
-            self._t = serial_transport(device, baudrate=115200)
-            self._t.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
-        except self._tr.TransportError as e:
+        for attempt in (1, 2):
+            try:
+                self._t = serial_transport(device, baudrate=115200)
+                self._t.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
+                break
+            except self._tr.TransportError as e:
+                with contextlib.suppress(Exception):
+                    self._t.close()
+                mode = self._loop_mode(timeout)
+                # No raw REPL: a production board (its main loop owns the port) says so.
+                from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, SERVICE
+                if mode == PRODUCTION:
+                    raise BoardError(PRODUCTION_HINT % device) from None
+                # A service-mode board whose loop was still booting when mpremote's one
+                # Ctrl-C came (main.py turns Ctrl-C off until the service switch is read,
+                # so that byte became part of a refused line): its loop answers now, with
+                # Ctrl-C on, so a second try breaks in.
+                if mode != SERVICE or attempt == 2:
+                    raise BoardError("cannot reach a board on %s: %s" % (device, e)) from e
+
+    def _loop_mode(self, timeout):
+        """The mode of the table loop on the port: probe(), and on an emulated board
+        (slow to boot) the loop's own answer once it is up."""
+        from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
+
+        mode = None
+        with contextlib.suppress(Exception):
+            mode = probe(self.device)
+        if mode is None and self.kind:
             with contextlib.suppress(Exception):
-                self._t.close()
-            # No raw REPL: a production board (its main loop owns the port) says so.
-            from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, probe
-            mode = None
-            with contextlib.suppress(Exception):
-                mode = probe(device)
-            if mode == PRODUCTION:
-                raise BoardError(PRODUCTION_HINT % device) from None
-            raise BoardError("cannot reach a board on %s: %s" % (device, e)) from e
+                with ProtocolLink(self.device) as link:
+                    r = link.ready(min(timeout, 300))
+                mode = SERVICE if r.get("mode") == SERVICE else PRODUCTION
+        return mode
 
     def exec(self, code, fast=False):
         """Run code on the board; its printed output, or BoardError with its traceback.
@@ -91,8 +111,13 @@ class Board:
         self._t.fs_writefile(path, data)
 
     def close(self):
+        """Leave the raw REPL and soft-reset at the friendly REPL: /main.py runs, and with
+        it the table's loop, as after `pitboss flash` (the REPL is for service work only,
+        never where a board is left)."""
         with contextlib.suppress(Exception):
             self._t.exit_raw_repl()
+            self._t.serial.write(b"\x04")
+            self._t.read_until(1, b"soft reboot\r\n", timeout=10)
         with contextlib.suppress(Exception):
             self._t.close()
 

@@ -21,7 +21,7 @@ from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
 from host_tools.auth import KeyStore
 from host_tools.screenshot import save
-from host_tools.table_host import Configurator, describe_round, play_rounds, target_for
+from host_tools.table_host import Configurator, describe_round, open_table, play_rounds
 from pitboss.protocol import rank_reply
 
 SAMPLES = (
@@ -51,7 +51,9 @@ def run(args):
             "USB serial on a pty)")
     else:
         say("== starting a virtual board (MicroPython 1.27 WebAssembly VM behind a pty)")
-    # Service mode (the logic-door switch held): flashing and provisioning use the raw REPL.
+    # Service mode (the logic-door switch held): flashing, the vectors and provisioning use
+    # the raw REPL; the table commands are protocol lines to the running loop, as in
+    # production, and the shoe deals through the board's side channel.
     with virtual_board(kind=kind, service=True) as st:
         port = st["port"]
         say("   port %s" % port)
@@ -83,9 +85,9 @@ def run(args):
                 r = rank_lines(b, game, [hand])[0]
                 same &= dict(rank_reply(game, hand), ok=True) == r
                 say("   %-20s %-18s %-16s %s" % (game, hand, r["category"], " ".join(r["hand"])))
-            extra = _table_demo(b, args)
         finally:
-            b.close()
+            b.close()  # a soft reset: the table's loop runs again
+        extra = _table_demo(port, args)
     say("== done in %.1f s: %s" % (time.monotonic() - t0,
                                    "all vectors pass on the board" if not problems and same
                                    else "PROBLEMS above"))
@@ -96,9 +98,13 @@ GAMES = (("pr-pai-gow", 4), ("pa-three-card-prime", 4), ("qc-caribbean", 4),
          ("nj-5card", 5), ("nj-3card", 6), ("pr-pai-gow-a5-low", 3))
 
 
-def _table_demo(board, args):
+def _table_demo(port, args):
     """Rounds of every game dealt through the simulated shoe and settled on the board."""
-    target = target_for(board)
+    with open_table(port) as target:
+        return _table_rounds(target, args)
+
+
+def _table_rounds(target, args):
     conf = Configurator(target, "demo", KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-")))
     say("== provisioning the board's key (HMAC-SHA256), fingerprint %s" % conf.provision())
     for game, seats in GAMES:

@@ -1,11 +1,16 @@
 """The bench protocol on a board's serial port, as a production board speaks it: one
 command line in, one JSON reply line out (docs/protocol.md). No REPL, no mpremote.
 
-Also tells the two modes apart (pitboss.service): a production board answers a protocol
-line with JSON; a board in service mode is at MicroPython's REPL and answers with its
-prompt or a traceback.
+Both modes run the table's main loop (pitboss.run), so the host's table commands are
+protocol lines in both; `version` says which mode the board booted in. A board in service
+mode whose loop was broken into (Ctrl-C: mpremote, to flash or verify) sits at the REPL
+until it is soft-reset (`restart_loop`), which runs /main.py and so the loop again.
+
+Lines the loop writes on its own, not as a reply (a card the shoe delivered: "src":
+"shoe"), are kept in `events` and never taken for the reply to a command.
 """
 import json
+import os
 import time
 
 PRODUCTION = "production"
@@ -29,6 +34,7 @@ class ProtocolLink:
             raise LinkError("cannot open %s: %s" % (port, e)) from e
         self.port = port
         self._rx = b""
+        self.events = []  # unsolicited lines: the shoe's cards as the loop dealt them
 
     def write(self, data):
         self.s.write(data)
@@ -51,9 +57,13 @@ class ProtocolLink:
                 line, self._rx = self._rx[:i].strip(), self._rx[i + 1:]
                 if line.startswith(b"{"):
                     try:
-                        return json.loads(line)
+                        obj = json.loads(line)
                     except ValueError:
-                        pass
+                        continue
+                    if isinstance(obj, dict) and obj.get("src") == "shoe":
+                        self.events.append(obj)
+                        continue
+                    return obj
                 continue
             if time.monotonic() > end:
                 raise LinkError("no reply from %s within %.0f s (got %r)"
@@ -63,6 +73,56 @@ class ProtocolLink:
     def request(self, line, timeout=30.0):
         self.write(line.encode() + b"\n")
         return self.reply(timeout)
+
+    def wait_events(self, n, timeout=30.0, strict=True):
+        """Until `n` unsolicited lines (shoe cards) have arrived; returns and clears them.
+        strict=False: what arrived within `timeout` (a frame the shoe's own checks set
+        aside, a duplicate, is acknowledged but dealt to no one, so writes no line)."""
+        end = time.monotonic() + timeout
+        while len(self.events) < n:
+            i = self._rx.find(b"\n")
+            if i >= 0:
+                line, self._rx = self._rx[:i].strip(), self._rx[i + 1:]
+                if line.startswith(b"{"):
+                    try:
+                        obj = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(obj, dict) and obj.get("src") == "shoe":
+                        self.events.append(obj)
+                continue
+            if time.monotonic() > end:
+                if not strict:
+                    break
+                raise LinkError("%d of %d shoe cards reported by %s within %.0f s"
+                                % (len(self.events), n, self.port, timeout))
+            self._rx += self.s.read(4096)
+        out, self.events = self.events[:n], self.events[n:]
+        return out
+
+    def ready(self, timeout=30.0):
+        """The `version` reply, once the loop answers (after a reset it may be booting).
+
+        Lines sent while the board boots may all be answered later, so each try sends a
+        line of its own (an unknown command naming a fresh token) and only the answer to
+        the last try counts: every earlier answer has arrived by then (one loop, in order),
+        and no reply is left over to be taken for the next command's."""
+        end = time.monotonic() + timeout
+        while True:
+            token = "sync-%s" % os.urandom(6).hex()
+            self.write(("\n%s\n" % token).encode())
+            step = time.monotonic() + min(3.0, max(0.1, end - time.monotonic()))
+            while True:
+                try:
+                    r = self.reply(max(0.05, step - time.monotonic()))
+                except LinkError:
+                    break
+                if token in json.dumps(r):
+                    return self.request("version")
+            if time.monotonic() > end:
+                raise LinkError("%s does not answer protocol lines (no firmware? at the "
+                                "REPL? `pitboss flash` installs and restarts it)"
+                                % self.port) from None
 
     def close(self):
         self.s.close()
@@ -94,7 +154,32 @@ def _mode_of(got):
     for line in got.splitlines():
         line = line.strip()
         if line.startswith(b"{") and b'"version"' in line:
-            return PRODUCTION
+            try:
+                mode = json.loads(line).get("mode")
+            except ValueError:
+                mode = None
+            # The loop runs in both modes; firmware older than that ran it in production only
+            return SERVICE if mode == SERVICE else PRODUCTION
     if b"NameError" in got:
         return SERVICE
     return None
+
+
+def restart_loop(port, timeout=30.0):
+    """After the raw REPL (flash, verify, provisioning in service mode): leave it and
+    soft-reset at the friendly REPL, which runs /main.py, so the table's loop runs again.
+    True once the board said it rebooted. Harmless on a board whose loop already runs:
+    a production loop refuses the control bytes as a bad line."""
+    with ProtocolLink(port) as link:
+        link.write(b"\r\x03\x03\r\x02")
+        time.sleep(0.2)
+        link.s.reset_input_buffer()
+        link.write(b"\x04")
+        end = time.monotonic() + timeout
+        got = b""
+        while time.monotonic() < end:
+            got += link.s.read(4096)
+            if b"soft reboot" in got:
+                return True
+        link.write(b"\n")  # ends the refused line, should a loop have been running
+    return False

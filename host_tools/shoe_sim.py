@@ -68,6 +68,97 @@ def deal(seed, size=52, count=None, start_seq=0, faults=()):
     return frames(cards, start_seq, faults), cards
 
 
+def frame_list(cards, start_seq=0):
+    """One 12-byte frame per card, for a shoe that sends them one at a time."""
+    return [shoe.encode(c, (start_seq + i) & 0xFFFF) for i, c in enumerate(cards)]
+
+
+def dealt_check(got, want):
+    """(lost, doubled, in_order) for the card names a table reported dealt (`got`, in
+    order) against the shoe's cards (`want`, names). A face-down card is reported without
+    its name (None: the Pai Gow banker's, a dealer's hole cards; issue 12) and matches
+    whatever card was dealt at its place; the settlement shows them all."""
+    lost = max(0, len(want) - len(got))
+    named = [c for c in got if c is not None]
+    doubled = max(0, len(got) - len(want)) + len(named) - len(set(named))
+    in_order = len(got) == len(want) and all(g is None or g == w for g, w in zip(got, want))
+    return lost, doubled, in_order
+
+
+def decode_acks(data):
+    """The sequence numbers the controller acknowledged in `data` (its UART TX bytes), in
+    order; anything that is not an intact acknowledgement (pitboss.shoe.encode_ack) is
+    skipped."""
+    out = []
+    n = shoe.ACK_LEN
+    i = data.find(b"+")
+    while 0 <= i <= len(data) - n:
+        f = bytes(data[i:i + n])
+        try:
+            seq, crc = int(f[1:5], 16), int(f[5:9], 16)
+        except ValueError:
+            seq = crc = -1
+        if f[9:] == b"\n" and seq >= 0 and shoe.ack_crc(seq) == crc:
+            out.append(seq)
+            i = data.find(b"+", i + n)
+        else:
+            i = data.find(b"+", i + 1)
+    return out
+
+
+class ShoeTimeout(RuntimeError):
+    pass
+
+
+class AckingShoe:
+    """The shoe side of the acknowledged link (docs/shoe-protocol.md): one frame at a
+    time, sent again every `timeout` seconds until the controller acknowledges its
+    sequence number on the UART's TX line.
+
+    Transport-free: send(bytes) puts bytes on the shoe's line, received() returns what
+    the controller sent since the last call, now() reads a clock and wait(seconds) lets
+    that much time pass (a real sleep, or a simulation's step)."""
+
+    def __init__(self, send, received, now, wait, timeout=0.1, step=0.005, tries=200):
+        self.send, self.received, self.now, self.wait = send, received, now, wait
+        self.timeout, self.step, self.tries = timeout, step, tries
+        self.frames = 0  # frames acknowledged
+        self.sends = 0  # frames put on the line, retransmissions included
+        self._rx = b""
+        self._fresh = True
+
+    @property
+    def retransmits(self):
+        return self.sends - self.frames
+
+    def deal(self, frames):
+        for f in frames:
+            self.deal_one(f)
+
+    def deal_one(self, frame):
+        if self._fresh:
+            # What the controller sent before this shoe started (acknowledgements of an
+            # earlier session, perhaps of the same numbers) must not count for its frames.
+            self.received()
+            self._fresh = False
+        seq = int(frame[3:7], 16)
+        for _ in range(self.tries):
+            self.send(frame)
+            self.sends += 1
+            deadline = self.now() + self.timeout
+            while True:
+                self.wait(self.step)
+                self._rx += self.received()
+                got = decode_acks(self._rx)
+                self._rx = self._rx[-(shoe.ACK_LEN - 1):]
+                if seq in got:
+                    self.frames += 1
+                    return
+                if self.now() >= deadline:
+                    break
+        raise ShoeTimeout("frame seq %d not acknowledged after %d tries" % (seq, self.tries))
+
+
 def _fault(text):
     try:
         index, kind = text.split(":")

@@ -7,6 +7,7 @@ A *target* runs the firmware's pitboss.app: `BoardTarget` on a board over the ra
 planned once (wagers, dice, shoe frames, players' decisions) and can be played on both,
 so the board's settlement can be checked against CPython's, amount by amount.
 """
+import contextlib
 import json
 import os
 import sys
@@ -16,6 +17,8 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
+from host_tools.protolink import LinkError
+from host_tools.vboard import resolve_port
 from pitboss import games, profiles
 from pitboss.cards import names, parse_hand
 from pitboss.rng import Rng
@@ -83,7 +86,11 @@ class PicoTarget(BoardTarget):
         t, tr = self.board._t, self.board._tr
         try:
             t.exec_raw_no_follow(code)
-            self.ctl.shoe(frames, wait=False)
+            # The emulator's acknowledging shoe on UART1 (host_tools/pico/uart.mjs): one
+            # frame at a time, resent until acknowledged. A shoe that streamed them would
+            # lose bytes to the flash writes (45 ms erases with interrupts off) and the
+            # round would be a misdeal (docs/shoe-protocol.md).
+            self.ctl("shoe", id=1, hex=bytes(frames).hex(), wait=False)
             out, err = t.follow(self.board.timeout)
         except tr.TransportError as e:
             raise BoardError("lost the board on %s: %s" % (self.board.device, e)) from e
@@ -115,10 +122,115 @@ def target_for(board):
     return PicoTarget(board) if getattr(board, "kind", None) == "pico" else BoardTarget(board)
 
 
+class ProtoTarget:
+    """A running table over protocol lines (pitboss.app's main loop, in either mode): the
+    host's commands are lines on the serial port, the shoe's frames go through the
+    board's side channel into the shoe's UART (host_tools.sidechannel), dealt one at a
+    time and resent until the controller acknowledges them. The table keeps playing
+    while the host asks: nothing here stops its loop."""
+
+    def __init__(self, port, link=None, control=None):
+        from host_tools.protolink import ProtocolLink
+        from host_tools.sidechannel import control_for
+
+        self.port = port
+        self.link = link or ProtocolLink(port)
+        self.control = control if control is not None else control_for(port)
+        self._seq = 0  # the simulated shoe's running frame count (it wraps at 65536)
+        self._shoe = None
+
+    def close(self):
+        self.link.close()
+
+    def commands(self, lines):
+        return [self.link.request(ln, timeout=120) for ln in lines]
+
+    def shoe(self):
+        if self.control is None:
+            raise BoardError("%s is a real board: its shoe deals the cards (a simulated "
+                             "shoe needs an emulated board's side channel)" % self.port)
+        if self._shoe is None:
+            self._shoe = self.control.acking_shoe()
+        return self._shoe
+
+    def deal(self, frames):
+        """The shoe's frames (bytes from shoe_sim.frames), renumbered on the shoe's own
+        running count, each resent until acknowledged; the loop's card replies."""
+        shoe = self.shoe()
+        cards = [int(frames[i + 1:i + 3], 16) for i in range(0, len(frames), 12)]
+        fl = shoe_sim.frame_list(cards, self._seq)
+        self._seq = (self._seq + len(fl)) & 0xFFFF
+        shoe.deal(fl)
+        # Every frame is acknowledged, so every card is in: its line follows at once,
+        # unless the shoe set the frame aside (a duplicate), which the settlement shows.
+        return self.link.wait_events(len(fl), timeout=30, strict=False)
+
+    def round(self, before, frames, after):
+        out = self.commands(before)
+        out += self.deal(frames)
+        return out + self.commands(after)
+
+    def rounds(self, plans):
+        return [self.round(*pl)[-1] for pl in plans]
+
+    def screen(self):
+        first = self.commands(["screen 0"])[0]
+        if not first.get("ok"):
+            raise BoardError("screen: %s" % first["error"]["message"])
+        parts = [first["hex"]] + [self.commands(["screen %d" % i])[0]["hex"]
+                                  for i in range(1, first["of"])]
+        return bytes.fromhex("".join(parts))
+
+    def provision(self, key):
+        """Service mode: the key is written over the raw REPL (mpremote breaks into the
+        loop with Ctrl-C); closing that session soft-resets the board, so the loop runs
+        again with the new key."""
+        self.link.close()
+        from host_tools.boardlink import Board
+
+        b = Board(self.port)
+        try:
+            BoardTarget(b).provision(key)
+        finally:
+            b.close()
+        from host_tools.protolink import ProtocolLink
+
+        self.link = ProtocolLink(self.port)
+        self.link.ready()
+
+
+@contextlib.contextmanager
+def open_table(port, set_clock=True):
+    """A ProtoTarget on `port` ('virtual': a throw-away board, flashed first). The host
+    sets the board's clock as it connects (`clock UNIX`, journalled)."""
+    import time
+
+    from host_tools.protolink import LinkError
+
+    with resolve_port(port) as device:
+        if port in ("virtual", "pico"):  # a throw-away board: flashed first
+            from host_tools.flash import flash as do_flash
+            do_flash(device, progress=None)
+        try:
+            t = ProtoTarget(device)
+        except LinkError as e:
+            raise BoardError(str(e))
+        try:
+            try:
+                t.link.ready()
+                if set_clock:
+                    t.commands(["clock %d" % int(time.time())])
+            except LinkError as e:
+                raise BoardError(str(e))
+            yield t
+        finally:
+            t.close()
+
+
 def play_many(target, game, seats, rounds, seed):
     """Like play_rounds, batched where the target can: the settle replies in order."""
     plans = [plan_round(game, seats, seed + i) for i in range(rounds)]
-    if isinstance(target, BoardTarget):   # PicoTarget too
+    if isinstance(target, (BoardTarget, ProtoTarget)):   # PicoTarget too
         return target.rounds(plans)
     return [target.round(*pl)[-1] for pl in plans]
 
@@ -283,10 +395,10 @@ def _key_ready(args):
 
 def cmd_table(args):
     try:
-        with open_board(args.port) as b:
-            for reply in target_for(b).commands(args.lines):
+        with open_table(args.port) as t:
+            for reply in t.commands(args.lines):
                 print(json.dumps(reply))
-    except BoardError as e:
+    except (BoardError, LinkError) as e:
         return _fail(e)
     return 0
 
@@ -302,8 +414,7 @@ def cmd_shoe(args):
     except (UsageError, ValueError) as e:
         return _fail(e)
     try:
-        with open_board(args.port) as b:
-            t = target_for(b)
+        with open_table(args.port) as t:
             if args.port in ("virtual", "pico"):
                 Configurator(t, args.board_id, keys).provision()
             conf = Configurator(t, args.board_id, keys)
@@ -312,16 +423,16 @@ def cmd_shoe(args):
                 return _fail("configuration refused: %s" % r["error"]["message"])
             for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
                 print("\n".join(describe_round(res)))
-    except (BoardError, OSError, KeyStoreError) as e:
+    except (BoardError, OSError, KeyStoreError, LinkError) as e:
         return _fail(e)
     return 0
 
 
 def cmd_recall(args):
     try:
-        with open_board(args.port) as b:
-            reply = target_for(b).commands(["recall %d" % args.n])[0]
-    except BoardError as e:
+        with open_table(args.port) as t:
+            reply = t.commands(["recall %d" % args.n])[0]
+    except (BoardError, LinkError) as e:
         return _fail(e)
     if not reply.get("ok"):
         return _fail(reply["error"]["message"])
@@ -359,9 +470,9 @@ def _state_home():
 def cmd_screenshot(args):
     from host_tools.screenshot import save
     try:
-        with open_board(args.port) as b:
-            buf = target_for(b).screen()
-    except BoardError as e:
+        with open_table(args.port) as t:
+            buf = t.screen()
+    except (BoardError, LinkError) as e:
         return _fail(e)
     save(args.out, buf)
     print("saved %s" % args.out)
@@ -435,10 +546,9 @@ def cmd_config(args):
     except UsageError as e:
         return _fail(e)
     try:
-        with open_board(args.port) as b:
-            r = Configurator(target_for(b), args.board_id, keys).configure(
-                args.game, args.seats, extra)
-    except (BoardError, KeyStoreError) as e:
+        with open_table(args.port) as t:
+            r = Configurator(t, args.board_id, keys).configure(args.game, args.seats, extra)
+    except (BoardError, KeyStoreError, LinkError) as e:
         return _fail(e)
     print(json.dumps(r))
     return 0 if r.get("ok") else 1
@@ -451,9 +561,9 @@ def cmd_tilt_clear(args):
     except UsageError as e:
         return _fail(e)
     try:
-        with open_board(args.port) as b:
-            r = Configurator(target_for(b), args.board_id, keys).signed(cmd)
-    except (BoardError, KeyStoreError) as e:
+        with open_table(args.port) as t:
+            r = Configurator(t, args.board_id, keys).signed(cmd)
+    except (BoardError, KeyStoreError, LinkError) as e:
         return _fail(e)
     print(json.dumps(r))
     return 0 if r.get("ok") else 1

@@ -162,7 +162,8 @@ def stop(state_dir: Path | None = None, timeout: float = 5.0, kind: str = "virtu
 def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = None,
           heap: int | None = None, parent_pid: int | None = None,
           timeout: float = START_TIMEOUT, service: bool = True, kind: str = "virtual",
-          uf2: str | os.PathLike | None = None, gpio: dict | None = None) -> dict:
+          uf2: str | os.PathLike | None = None, gpio: dict | None = None,
+          flash_ms: tuple | None = None) -> dict:
     """Start a board in the background and wait until its REPL (the virtual board) or its
     USB serial (the Pico) is up; returns status(). For the Pico: `uf2` (else
     $PITBOSS_PICO_UF2, else ../shared/firmware/) and `gpio` {pin: level} held from power-on.
@@ -171,7 +172,9 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     default because today's host table commands still use the raw REPL (issue 11 moves
     them onto protocol lines), so boards started by tests, the demo and `--port virtual`
     are in service mode; service=False is production (no REPL on the port). On the Pico
-    the switch is its SERVICE_PIN (boards/pico.py) held low, unless `gpio` sets that pin."""
+    the switch is its SERVICE_PIN (boards/pico.py) held low, unless `gpio` sets that pin.
+    flash_ms: the Pico's (sector erase, page program) times in ms, interrupts off
+    (host_tools/pico/flash.mjs; default 45 and 0.7, the W25Q16JV's typical figures)."""
     if kind not in KINDS:
         raise BoardError(f"no board kind {kind!r} (kinds: {', '.join(KINDS)})")
     state_dir = Path(state_dir or default_state_dir(kind))
@@ -192,8 +195,11 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
             gpio.setdefault(pico_board.SERVICE_PIN, 0)
         for pin, level in sorted(gpio.items()):
             extra += ["--gpio", f"{int(pin)}={1 if level else 0}"]
-    elif uf2 or gpio:
-        raise BoardError("--uf2 and --gpio are for --kind pico")
+        if flash_ms:
+            extra += ["--flash-erase-ms", "%g" % flash_ms[0],
+                      "--flash-page-ms", "%g" % flash_ms[1]]
+    elif uf2 or gpio or flash_ms:
+        raise BoardError("--uf2, --gpio and --flash-ms are for --kind pico")
     flash = Path(flash_dir) if flash_dir else state_dir / "flash"
     for what, d in (("--flash-dir", flash), ("--state-dir", state_dir)):
         _usable_dir(what, d)
@@ -247,7 +253,8 @@ def _node_command(kind: str, state_dir: Path, flash_dir: Path, heap: int | None,
         return [find_node(), str(BOARD_MJS), "--flash", str(flash_dir / "flash.bin"),
                 "--ctl", str(state_dir / "ctl.sock")] + pico_args
     cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
-           "--ready-file", str(state_dir / "bridge.ready")]
+           "--ready-file", str(state_dir / "bridge.ready"),
+           "--ctl", str(state_dir / "ctl.sock")]  # the shoe's side channel
     if heap:
         cmd += ["--heap", str(heap)]
     return cmd
@@ -270,7 +277,7 @@ def _wait_ready(kind: str, node, state_dir: Path) -> bool:
             time.sleep(0.05)
             continue
         if ready.exists() and (banner.endswith(READY) or
-                               ready.read_text().strip() == "production"):
+                               ready.read_text().strip() in ("production", "loop")):
             return True
         if select.select([node.stdout], [], [], 0.2)[0]:
             banner += os.read(node.stdout.fileno(), 4096)
@@ -511,7 +518,7 @@ def _cmd_start(a) -> int:
     try:
         st = start(a.flash_dir, state_dir=a.state_dir, heap=a.heap,
                    service=not a.production, kind=a.kind, uf2=a.uf2,
-                   gpio=_gpio_levels(a.gpio))
+                   gpio=_gpio_levels(a.gpio), flash_ms=a.flash_ms)
     except BoardError as e:
         # One line (the log's tail is in STATE/board.log); exit 2 like every CLI error.
         lines = [ln for ln in str(e).splitlines() if ln.strip()]
@@ -561,6 +568,11 @@ def add_board_commands(subparsers) -> None:
                         "../shared/firmware/" + "RPI_PICO-v1.27.0.uf2)")
     p.add_argument("--gpio", action="append", metavar="PIN=LEVEL",
                    help="pico only: hold an input pin at 0 or 1 from power-on (repeatable)")
+    p.add_argument("--flash-ms", nargs=2, type=float, metavar=("ERASE", "PAGE"),
+                   default=None,
+                   help="pico only: a flash sector erase and a page program take this "
+                        "long, interrupts off (default 45 0.7: W25Q16JV typical; 400 3 is "
+                        "its worst case)")
     p.set_defaults(func=_cmd_start)
     sub.add_parser("stop", parents=[common], help="stop it").set_defaults(func=_cmd_stop)
     sub.add_parser("status", parents=[common],

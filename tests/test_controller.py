@@ -125,8 +125,9 @@ def test_repeated_and_corrupted_frames(table):
     c2.configure("pa-three-card-prime", 3)
     _deal_frames(t2, "pa-three-card-prime", 3, 9, faults=[(5, "corrupt")])
     codes = [a["code"] for a in status(t2)["tilts"]]
-    # The bad CRC frame tilts at once; the next frame shows the gap it left.
-    assert codes == ["shoe_bad_frame", "shoe_gap"]
+    # The bad CRC frame is a transport error (never acknowledged, so an acknowledging
+    # shoe resends it); this shoe streams on, and the next frame shows the gap it left.
+    assert codes == ["shoe_gap"]
 
 
 def test_duplicate_card_tilts_and_clearing_is_authenticated(table):

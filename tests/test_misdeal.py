@@ -195,7 +195,9 @@ def test_a_corrupted_first_frame_of_a_round_tilts_and_voids_it(tmp_path):
     settle_round(t, shoe, game, 3, 40)  # round 1: the shoe's count is now 12
     deck, n, after = start(t, game, 3, 41)
     shoe.send(deck[:n], faults=[(0, "corrupt")])
-    assert codes(t) == ["shoe_bad_frame", "shoe_gap"]
+    # The torn frame is a transport error (not acknowledged: an acknowledging shoe sends
+    # it again); this shoe streams on, so the next frame shows the gap it left.
+    assert codes(t) == ["shoe_gap"]
     assert cmd(t, "status")["dealt"] == 0  # the next card never became card 1
     assert t.commands(after)[-1]["error"]["code"] == "tilted"
     assert_voided(t, conf, 2, planned_wagers(game, 3, 41))
@@ -209,8 +211,9 @@ def test_a_corrupted_first_frame_is_caught_when_the_shoe_counts_from_zero_each_r
     settle_round(t, shoe, game, 3, 40)
     deck, n, after = start(t, game, 3, 41)
     shoe.raw(shoe_sim.frames(deck[:n], start_seq=0, faults=[(0, "corrupt")]))
-    # Frames 1..10 are behind frame 11 (stale), frame 11 repeats its number (conflict).
-    assert codes(t) == ["shoe_bad_frame", "shoe_stale", "shoe_conflict"]
+    # Frames 1..10 are behind frame 11 (stale), frame 11 repeats its number (conflict);
+    # the torn frame 0 itself is a transport error, not a misdeal.
+    assert codes(t) == ["shoe_stale", "shoe_conflict"]
     assert cmd(t, "status")["dealt"] == 0
     assert_voided(t, conf, 2, planned_wagers(game, 3, 41))
 
@@ -226,16 +229,48 @@ def test_a_shoe_counting_from_zero_each_round_still_deals(tmp_path):
     assert codes(t) == [] and t.app.shoe.counts[shoe_mod.EV_RESTART] == 2
 
 
-def test_a_corrupted_last_frame_tilts_at_once(tmp_path):
+def _fake_ticks(t):
+    now = [0]
+    t.app.shoe._ticks = lambda: now[0]
+    return now
+
+
+def test_a_corrupted_last_frame_tilts_when_no_resend_comes(tmp_path):
     game = "pa-three-card-prime"
     t, conf, shoe = make(tmp_path)
+    now = _fake_ticks(t)
     deck, n, after = start(t, game, 3, 42)
     shoe.send(deck[:n], faults=[(n - 1, "corrupt")])
+    # Torn: not acknowledged, so an acknowledging shoe sends it again; until the resend
+    # timeout passes it is no misdeal (docs/shoe-protocol.md, "Transport errors").
+    assert codes(t) == [] and cmd(t, "status")["dealt"] == n - 1
+    now[0] = shoe_mod.RESEND_MS - 1
+    assert t.app.poll() == [] and codes(t) == []
+    now[0] = shoe_mod.RESEND_MS
+    assert t.app.poll() == []
     assert codes(t) == ["shoe_bad_frame"]
+    assert "unresent" in cmd(t, "status")["tilts"][0]["detail"]
     # The next round's first card can never complete this one.
     assert shoe.send([deck[n]])[0]["error"]["code"] == "tilted"
     assert cmd(t, "status")["dealt"] == n - 1
     assert_voided(t, conf, 1, planned_wagers(game, 3, 42))
+
+
+def test_a_corrupted_frame_resent_in_time_is_no_misdeal(tmp_path):
+    # The acknowledged link's repair: the torn frame is sent again (same seq, same card)
+    # and dealt once; the round settles as if nothing had happened.
+    game = "pa-three-card-prime"
+    t, conf, shoe = make(tmp_path)
+    now = _fake_ticks(t)
+    deck, n, after = start(t, game, 3, 42)
+    shoe.send(deck[:n], faults=[(n - 1, "corrupt")])
+    now[0] = shoe_mod.RESEND_MS - 1
+    [r] = shoe.raw(shoe_mod.encode(deck[n - 1], n - 1))
+    assert r["ok"] and codes(t) == []
+    now[0] = 10 * shoe_mod.RESEND_MS
+    assert t.app.poll() == [] and codes(t) == []
+    assert t.commands(after)[-1]["ok"]
+    assert t.app.shoe.counts[shoe_mod.EV_BAD_CRC] == 1
 
 
 def test_an_extra_card_after_the_deal_tilts(tmp_path):
@@ -322,7 +357,7 @@ def test_a_restart_in_the_middle_of_a_deal_tilts(tmp_path):
     assert_voided(t, conf, 2, planned_wagers(game, 3, 50))
 
 
-@pytest.mark.parametrize("fault,code", [("corrupt", "shoe_bad_frame"),
+@pytest.mark.parametrize("fault,code", [("corrupt", "shoe_gap"),
                                         ("bad_card", "shoe_bad_card"),
                                         ("drop", "shoe_gap")])
 def test_cards_arriving_during_a_tilt_void_the_round(tmp_path, fault, code):

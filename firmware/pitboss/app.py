@@ -1,10 +1,12 @@
 # The table controller application: wires the board's peripherals (pitboss.board) to the
 # shoe, the controller (journal, tilts, round engine) and the display, and runs the loop.
 #
-# Real boards run main() from /main.py: the shoe on its own UART, the bench protocol on
-# the USB REPL's stdin/stdout. The virtual board's REPL cannot read stdin (its bridge
-# drives the REPL), so there the host calls command()/feed_shoe()/poll() over the raw REPL
-# instead; both paths end in the same Controller.command().
+# Every board runs main() from /main.py, in production and in service mode: the shoe on
+# its own UART (each card acknowledged once journalled), the bench protocol on the USB
+# serial port's stdin/stdout. The virtual board's VM cannot block on stdin, so its bridge
+# calls one pass of the same loop per burst of input (pump). command()/feed_shoe()/poll()
+# below are for a host in the raw REPL (tests' bulk rounds, the benchmark); every path
+# ends in the same Controller.command().
 import json
 
 import gc
@@ -12,6 +14,7 @@ import gc
 from pitboss import board as _board
 from pitboss import integrity
 from pitboss.controller import Controller
+from pitboss.clock import Clock
 from pitboss.compat import missing
 from pitboss.errors import Refused
 from pitboss.shoe import SerialShoe
@@ -34,6 +37,7 @@ GC_EVERY = 16384
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
+SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 
 
 class App:
@@ -52,7 +56,8 @@ class App:
                                             hw.DISPLAY_HEIGHT)
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
-        self.ctl = Controller(root, fs=fs, clock=clock, rng=rng or _dice_rng(),
+        # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
+        self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display,
                               integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
@@ -78,6 +83,8 @@ class App:
         self.ctl.commands["deck"] = self.cmd_deck
         self.ctl.commands["verify"] = self.cmd_verify
         self.ctl.commands["mem"] = self.cmd_mem
+        self.ctl.commands["screen"] = self.cmd_screen
+        self.ctl.commands["version"] = self.cmd_version
         self.boot = self.ctl.boot()
         for code, why in faults:
             self.ctl.raise_tilt(code, why[:80])
@@ -90,10 +97,11 @@ class App:
         # The serial shoe's frame sequence runs on across power cycles: the last frame
         # dealt before the cut (journalled) is where the decoder resumes, so frames the
         # shoe sent while the board was off are a gap (a misdeal), not the next cards.
-        last = self.ctl.shoe_last
+        # A card journalled just before a power cut whose acknowledgement never left: the
+        # shoe sends that frame again, and it must be a repeat, not a second card.
+        last = self.ctl.shoe_last  # (frame seq, card)
         if last is not None and isinstance(self.shoe, SerialShoe):
-            dec = self.shoe.decoder
-            dec.last_seq, dec.last_card = last
+            self.shoe.resume(last[1], last[0])
 
     # ---- memory (issue 11's heap budget) ---------------------------------------------
     def note_mem(self):
@@ -169,12 +177,47 @@ class App:
         except ValueError as e:  # a refused re-key (no key, bad hex, wrong fingerprint)
             raise Refused("bad_args", str(e))
 
+    def cmd_version(self, args):
+        from pitboss import protocol, service
+
+        reply = protocol.COMMANDS["version"](args)
+        reply["mode"] = "service" if service.requested(self.hw) else "production"
+        return reply
+
+    def cmd_screen(self, args):
+        """screen [CHUNK]: the display RAM as hex, SCREEN_CHUNK bytes per reply line (a
+        host asks for chunk 0..of-1), so no reply holds the whole frame as one string."""
+        hw = self.hw
+        dev = getattr(hw, "display_device", None)
+        if dev is not None:
+            ram = dev().ram  # the virtual board: the simulated controller's own GDDRAM
+        elif self.display is not None:
+            ram = self.display.fb.buf  # a real board: what the driver last sent
+        else:
+            raise Refused("no_display", "this table has no display")
+        of = (len(ram) + SCREEN_CHUNK - 1) // SCREEN_CHUNK
+        i = 0
+        if args:
+            if not args[0].isdigit():
+                raise Refused("bad_args", "usage: screen [CHUNK 0..%d]" % (of - 1))
+            i = int(args[0])
+        if i >= of:
+            raise Refused("bad_args", "chunk %d of %d" % (i, of))
+        from binascii import hexlify
+
+        return {"chunk": i, "of": of, "width": hw.DISPLAY_WIDTH,
+                "height": hw.DISPLAY_HEIGHT,
+                "hex": hexlify(bytes(ram[i * SCREEN_CHUNK:(i + 1) * SCREEN_CHUNK])).decode()}
+
     def _make_shoe(self):
         if self.reader is not None and self.deckmap is not None and len(self.deckmap):
             from pitboss.shoe import RFIDShoe
 
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
-        return SerialShoe(self.hw.shoe_uart(), alarm=self.ctl.shoe_alarm)
+        # A board may give the shoe its clock (the link model's simulated time); else
+        # time.ticks_ms.
+        return SerialShoe(self.hw.shoe_uart(), alarm=self.ctl.shoe_alarm,
+                          ticks=getattr(self.hw, "ticks_ms", None))
 
     def _new_shuffle(self):
         self.shoe.reset()
@@ -199,6 +242,9 @@ class App:
             if got is None:
                 return out
             out.append(self.ctl.shoe_card(got[0], got[1]))
+            # Only now, with the card journalled (or refused), may the shoe send the next
+            # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
+            self.shoe.ack(got[1])
 
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----
     def cmd_deck_register(self, args):
@@ -450,6 +496,7 @@ def _answer(a, line, write):
 def _deal(a, write):
     try:
         for reply in a.poll():
+            reply["src"] = "shoe"  # not an answer to a line: the host tells them apart
             write(reply)
     except Exception as e:  # noqa: BLE001
         write(_internal("shoe", e))
@@ -516,14 +563,17 @@ def json_writer(stream):
     return write
 
 
-def main():
-    """Production: the table's main loop on the USB serial port; it never returns. Ctrl-C
-    is switched off so the port offers no REPL (pitboss.service, docs/security.md)."""
+def main(service=False):
+    """The table's main loop on the USB serial port; it never returns. In production
+    Ctrl-C is switched off so the port offers no REPL (pitboss.service, docs/security.md);
+    in service mode (service=True) Ctrl-C stays on, so mpremote can break into the REPL
+    to flash or verify, and a soft reset afterwards starts this loop again."""
     import sys
 
     import micropython
 
-    micropython.kbd_intr(-1)  # again: main() may be called without /main.py
+    if not service:
+        micropython.kbd_intr(-1)  # again: main() may be called without /main.py
     hw = _board.get()
     try:
         a = app()
@@ -547,22 +597,33 @@ def main():
     # The watchdog starts only now: boot (integrity hashes, journal replay) may take
     # longer than its period. From here a pass that hangs resets the board, and the boot
     # replays the round from the journal (docs/journal.md).
+    # In service mode Ctrl-C ends the loop into the REPL, where nothing feeds the
+    # watchdog: the board must stop it first (boards/*.py watchdog_stop), or the chip
+    # resets under the technician's mpremote session; a board that cannot stop its
+    # watchdog runs service mode without one (an attended board).
+    stop = getattr(hw, "watchdog_stop", None)
     wdt = None
     try:
         make = getattr(hw, "watchdog", None)
-        wdt = make(WDT_MS) if make is not None else None
+        if make is not None and (not service or stop is not None):
+            wdt = make(WDT_MS)
     except Exception as e:  # noqa: BLE001  (a table without a watchdog still plays)
         write(_internal("watchdog", e))
     if wdt is not None:
         a.ctl.feed = wdt.feed  # long reads (recall) feed it as they go
-    while True:  # never exits: anything a pass raises is answered and the loop goes on
-        try:
-            serve(a, sys.stdin, write, wdt=wdt)
-        except Exception as e:  # noqa: BLE001
+    try:
+        while True:  # never exits: anything a pass raises is answered, the loop goes on
             try:
-                write(_internal("loop", e))
-            except Exception:  # noqa: BLE001  (even the port failing must not end it)
-                pass
+                serve(a, sys.stdin, write, wdt=wdt)
+            except Exception as e:  # noqa: BLE001
+                try:
+                    write(_internal("loop", e))
+                except Exception:  # noqa: BLE001  (even the port failing must not end it)
+                    pass
+    except KeyboardInterrupt:  # service mode only: production switched Ctrl-C off
+        if wdt is not None and stop is not None:
+            stop()
+        raise
 
 
 def pump(a, reader, data, write):

@@ -1,13 +1,17 @@
-# Imported by /main.py at boot: production starts the table controller's main loop (which
-# never returns); service mode leaves the REPL to the host (pitboss.service).
+# Imported by /main.py at boot: the table controller's main loop, which never returns.
+# Both modes run it (host tools speak protocol lines to it in both); service mode
+# (pitboss.service) leaves Ctrl-C on, so a host can break into the REPL to flash or verify.
 from pitboss import board, service
 
 if service.requested(board.get()):
     import micropython
 
     micropython.kbd_intr(3)  # Ctrl-C interrupts again: the REPL is the point of service
-    print("PITBOSS service mode: REPL open for flashing and provisioning; "
-          "release the service switch and reset to play")
+    print("PITBOSS service mode: the table runs; Ctrl-C for the REPL (flashing, "
+          "provisioning); release the service switch and reset for production")
+    from pitboss.app import main
+
+    main(service=True)
 else:
     from pitboss.app import main
 

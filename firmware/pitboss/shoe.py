@@ -17,8 +17,21 @@
 #
 # Bad frames are reported through `alarm` with a code, never an exception: the main loop
 # must outlive line noise, a flaky shoe and a fumbled card.
+import time
+
 from pitboss.cards import JOKER, name
 from pitboss.compat import const
+
+
+def _ms():
+    # The resend wait's default clock: time.ticks_ms on MicroPython, ms on CPython.
+    f = getattr(time, "ticks_ms", None)
+    return f() if f is not None else int(getattr(time, "monotonic")() * 1000)
+
+
+def _since(then, now):
+    d = getattr(time, "ticks_diff", None)  # the ticks counter wraps on MicroPython
+    return d(now, then) if d is not None else now - then
 
 _START = const(0x21)  # '!'
 _LF = const(0x0A)
@@ -46,14 +59,31 @@ EV_WRONG_DECK = const(12)  # RFID: tag from another registered deck; info = UID 
 EV_COLLISION = const(13)  # RFID: two tags in the field at once; info = 0
 EV_READ_ERROR = const(14)  # RFID: CRC, check byte or protocol error; info = the message
 EV_READER_FAULT = const(15)  # RFID: the reader chip does not answer; info = the message
-N_EVENTS = const(16)
+EV_UNRESENT = const(16)  # a torn frame no intact frame followed within RESEND_MS; info = ms
+N_EVENTS = const(17)
 
 NAMES = ("", "garbage", "malformed", "bad_crc", "bad_card", "dropped", "repeat",
          "conflict", "stale", "restart", "duplicate", "unknown_tag", "wrong_deck",
-         "collision", "read_error", "reader_fault")
+         "collision", "read_error", "reader_fault", "unresent")
 # Notices are harmless on their own (noise between frames, a retransmission, a restart
-# between rounds); everything else means a card may be missing or wrong.
-_NOTICES = const((1 << EV_GARBAGE) | (1 << EV_REPEAT) | (1 << EV_RESTART))
+# between rounds, and a torn frame: a transport error the shoe repairs by sending the
+# frame again, since a torn frame is never acknowledged); everything else means a card
+# may be missing or wrong. A torn frame that nothing intact follows within RESEND_MS is
+# `unresent`, an alarm (docs/shoe-protocol.md, "Transport errors and misdeals").
+_NOTICES = const((1 << EV_GARBAGE) | (1 << EV_REPEAT) | (1 << EV_RESTART)
+                 | (1 << EV_MALFORMED) | (1 << EV_BAD_CRC))
+# How long a torn frame may wait for an intact frame (its resend, or any later frame)
+# before its card counts as lost. The acknowledging shoe resends every 100 ms; a flash
+# erase with interrupts off (up to 400 ms) can drop one resend whole and tear the next,
+# and each torn copy restarts the wait.
+RESEND_MS = const(1000)
+# Bytes after those received when an acknowledgement goes out that may still be copies of
+# the acknowledged frame: a copy already on the wire (up to a frame), and one the shoe's
+# timer started while the acknowledgement travelled to it (10 bytes) or while the shoe
+# took it in: three frames' worth, which arrive within _GRACE_MS at 9600 baud (37.5 ms);
+# once the line has been quiet that long after the acknowledgement, the grace is over.
+_GRACE = const(36)
+_GRACE_MS = const(50)
 
 
 def is_alarm(code):
@@ -70,6 +100,8 @@ def describe(code, seq, info):
         return "%s: %d frame(s) missing before seq %d" % (what, info, seq)
     if code == EV_RESTART:
         return "%s: seq 0 after seq %d" % (what, info)
+    if code == EV_UNRESENT:
+        return "%s: a torn frame, nothing intact within %d ms" % (what, info)
     if seq >= 0:
         return "%s: seq %d, %s" % (what, seq, info)
     return "%s: %s" % (what, info)
@@ -109,6 +141,35 @@ def encode(card, seq, strict=True):
     return b"!%02X%04X%04X\n" % (card, seq, _crc3(card, seq))
 
 
+# The acknowledgement the controller sends back on the UART's TX line for every intact
+# frame (docs/shoe-protocol.md, "Acknowledgement"): `+ SSSS KKKK LF`, the frame's sequence
+# number and the CRC-16 of [seq >> 8, seq & 0xFF]. The shoe sends one frame at a time and
+# retransmits it until this arrives, so a frame lost while the chip cannot read its UART
+# (a flash erase runs with interrupts off) is sent again, and the repeat is suppressed by
+# its sequence number.
+_ACK = const(0x2B)  # '+'
+ACK_LEN = const(10)
+_HEX = b"0123456789ABCDEF"
+
+
+def ack_crc(seq):
+    return _crc_byte(_crc_byte(_CRC_INIT, seq >> 8), seq & 0xFF)
+
+
+def encode_ack(seq, buf=None):
+    """The 10-byte acknowledgement of frame `seq`, written into `buf` (a bytearray of
+    ACK_LEN, reused: nothing is allocated per card) or a new one."""
+    if buf is None:
+        buf = bytearray(ACK_LEN)
+    crc = ack_crc(seq)
+    buf[0] = _ACK
+    for i in range(4):
+        buf[1 + i] = _HEX[(seq >> (12 - 4 * i)) & 15]
+        buf[5 + i] = _HEX[(crc >> (12 - 4 * i)) & 15]
+    buf[9] = _LF
+    return buf
+
+
 def _hexval(b):
     if 0x30 <= b <= 0x39:
         return b - 0x30
@@ -139,6 +200,7 @@ class FrameDecoder:
         self._crc = 0
         self.last_seq = -1  # -1: no frame yet, any sequence number is accepted
         self.last_card = -1
+        self.intact = -1  # seq of the last frame whose CRC held, until it is acknowledged
         self.ready = False
         self.card = -1
         self.seq = -1
@@ -215,6 +277,7 @@ class FrameDecoder:
             self._report(EV_BAD_CRC, -1, "crc %04X, frame says %04X" % (_crc3(card, seq),
                                                                         self._crc))
             return False
+        self.intact = seq  # received whole: acknowledged whatever becomes of its card
         last = self.last_seq
         event, info = 0, 0
         if last >= 0:
@@ -268,6 +331,12 @@ class _Shoe:
         for i in range(len(seen)):
             seen[i] = 0
 
+    def ack(self, seq):
+        """Tell the shoe a card is in (only a serial shoe has a line back)."""
+
+    def resume(self, card, seq):
+        """After a reboot: the last card the journal holds came from frame `seq`."""
+
 
 class SerialShoe(_Shoe):
     """A shoe that sends frames over a UART-like object: any() and readinto(buf, n).
@@ -276,13 +345,36 @@ class SerialShoe(_Shoe):
     returns at the first card, so a burst of frames is dealt one card per call and a
     frame split across reads is simply finished by the next one."""
 
-    def __init__(self, uart, alarm=None, bufsize=64):
+    def __init__(self, uart, alarm=None, bufsize=64, ticks=None):
         super().__init__(alarm)
         self.uart = uart
         self._buf = bytearray(bufsize)
+        self._ackbuf = bytearray(ACK_LEN)
+        self._write = getattr(uart, "write", None)  # a receive-only source has no line back
         self._pos = 0
         self._end = 0
+        self._ticks = ticks or _ms  # injectable: the link model runs in simulated time
+        # Torn frames (docs/shoe-protocol.md, "Transport errors and misdeals"): when the
+        # last torn frame that may hold an unacknowledged card was seen (None: none
+        # waiting). Bytes that were already received when an acknowledgement went out,
+        # and the _GRACE bytes after them, can only be copies of frames up to the
+        # acknowledged one, since the shoe sends the next frame only after it hears that
+        # acknowledgement: a torn frame that starts among them never needs a resend.
+        # _pre counts those bytes down (received ones + _GRACE).
+        self._torn_at = None
+        self._pre = 0
+        self._old = False  # the frame being decoded started among those bytes
+        self._strict = False  # ...among the bytes received before the acknowledgement
+        self._ack_at = 0
+        # A shoe that does not wait for acknowledgements (an older streaming shoe) sends
+        # new cards among those bytes: then a torn frame there may hold a card too.
+        self.streams = False
         self.decoder = FrameDecoder(self._report)
+
+    def _report(self, code, seq, info):
+        if (code == EV_MALFORMED or code == EV_BAD_CRC) and (self.streams or not self._old):
+            self._torn_at = self._ticks()  # each torn copy restarts the wait
+        _Shoe._report(self, code, seq, info)
 
     def reset(self):
         # A new shuffle forgets the cards, never the sequence: the shoe numbers its frames
@@ -290,29 +382,93 @@ class SerialShoe(_Shoe):
         # frame) instead of the next card silently becoming card 1.
         super().reset()
 
+    def ack(self, seq):
+        """Acknowledge frame `seq` on the UART's TX line. The caller (pitboss.app) does it
+        for a card once the controller has journalled it, so an acknowledged card is on
+        flash; every other intact frame (a repeat, a refused card) poll() acknowledges
+        itself. A failing TX line is not an error here: the shoe sends again."""
+        if self._write is None:
+            return
+        try:
+            self._write(encode_ack(seq & 0xFFFF, self._ackbuf))
+        except OSError:
+            pass
+        # Everything received so far was sent before the shoe could hear this, and so
+        # may be what is on the wire now (_GRACE).
+        try:
+            waiting = self.uart.any()
+        except OSError:
+            waiting = 0
+        self._pre = self._end - self._pos + waiting + _GRACE
+        self._ack_at = self._ticks()
+
+    def resume(self, card, seq):
+        """The journal's last card came from frame `seq`: a shoe that did not see its
+        acknowledgement before a power cut sends it again, and that is a repeat."""
+        dec = self.decoder
+        dec.last_seq, dec.last_card = seq, card
+        self._first(card)
+
     def poll(self):
         dec = self.decoder
         while True:
             if dec.ready:
                 card, seq = dec.take()
+                dec.intact = -1  # a card: acknowledged by the caller once it is journalled
+                self._torn_at = None  # an intact frame came: the sequence tells the rest
                 if self._first(card):
                     return (card, seq)
                 self._report(EV_DUPLICATE, seq, card)
+                self.ack(seq)
                 continue
             if self._pos >= self._end and not self._fill():
+                self._check_torn()
                 return None
             buf = self._buf
             pos, end = self._pos, self._end
             push = dec.push
+            pre = self._pre
             try:
                 while pos < end:
                     b = buf[pos]
                     pos += 1
-                    if push(b):
+                    old = pre > 0
+                    strict = pre > _GRACE  # received before the acknowledgement went out
+                    if old:
+                        pre -= 1
+                    got = push(b)
+                    if b == _START:  # after push: a frame it cut short was the old one
+                        self._old = old
+                        self._strict = strict
+                    if got:
+                        if self._strict:  # a new card the shoe sent before our ack
+                            self.streams = True
                         break
+                    if dec.intact >= 0:  # an intact frame that is no card: a repeat...
+                        self._torn_at = None
+                        self._pos = pos
+                        self.ack(dec.intact)  # (sets _pre: the bytes left are pre-ack)
+                        pre = self._pre
+                        dec.intact = -1
             finally:
                 # Also when an alarm callback raised: those bytes are parsed, never twice.
                 self._pos = pos
+                self._pre = pre
+
+    def _check_torn(self):
+        # The line is quiet. Copies still on the wire when the last acknowledgement went
+        # out have arrived by _GRACE_MS after it: what comes next is new.
+        if 0 < self._pre <= _GRACE and _since(self._ack_at, self._ticks()) >= _GRACE_MS:
+            self._pre = 0
+        # A torn frame that may have held a card and was followed by
+        # nothing intact for RESEND_MS was not resent (a shoe that does not retransmit, or
+        # one that gave up): its card is lost, a misdeal.
+        t = self._torn_at
+        if t is not None:
+            waited = _since(t, self._ticks())
+            if waited >= RESEND_MS:
+                self._torn_at = None
+                self._report(EV_UNRESENT, -1, waited)
 
     def _fill(self):
         n = self.uart.any()
@@ -334,6 +490,7 @@ class ByteSource:
     def __init__(self, data=b""):
         self._data = bytearray(data)
         self._pos = 0
+        self.tx = bytearray()  # what the controller sent back (acknowledgements)
 
     def feed(self, data):
         if self._pos:  # drop what has been read so the buffer does not grow forever
@@ -343,6 +500,10 @@ class ByteSource:
 
     def any(self):
         return len(self._data) - self._pos
+
+    def write(self, data):
+        self.tx.extend(data)
+        return len(data)
 
     def readinto(self, buf, nbytes=-1):
         n = len(buf) if nbytes < 0 else min(nbytes, len(buf))

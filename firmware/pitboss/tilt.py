@@ -28,7 +28,7 @@ CODES = (
     "shoe_fault",  # the shoe or card reader itself failed (an I/O error, a bad deck map)
     # Misdeals: a card the table did not take as dealt (docs/protocol.md, Misdeals). The
     # round they happen in is voided on tilt-clear, never settled.
-    "shoe_bad_frame",  # a corrupted frame (bad CRC, malformed): its card is lost
+    "shoe_bad_frame",  # a torn frame not resent within the resend timeout: a card lost
     "shoe_gap",  # the shoe's sequence skipped frames: cards are missing
     "shoe_stale",  # a frame older than the last one
     "shoe_conflict",  # the last frame's number again with another card

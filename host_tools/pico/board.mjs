@@ -5,6 +5,7 @@
 //
 //   node host_tools/pico/board.mjs --uf2 FILE --bootrom FILE --flash FILE
 //        [--ctl SOCKET] [--gpio N=0|1]... [--no-display] [--no-rfid] [--reset-reason N]
+//        [--flash-erase-ms MS] [--flash-page-ms MS]   (flash.mjs: 45 and 0.7 by default)
 //
 // A watchdog reset (the WDT not fed, or machine.reset()) ends this process with exit code
 // WATCHDOG_EXIT after the flash file is complete; vboard's daemon then starts the chip
@@ -18,7 +19,7 @@ import { RP2040, ConsoleLogger, LogLevel } from 'rp2040js';
 import { loadBootrom, loadUF2 } from './image.mjs';
 import { FlashFile } from './flash.mjs';
 import { CDCLink } from './usbcdc.mjs';
-import { UARTLine, fixTxInterrupt } from './uart.mjs';
+import { AckingShoe, UARTLine, fixTxInterrupt } from './uart.mjs';
 import { GPIOLevels } from './gpio.mjs';
 import { SSD1306 } from './ssd1306.mjs';
 import { MFRC522 } from './mfrc522.mjs';
@@ -43,6 +44,8 @@ function parseArgs(argv) {
     } else if (k === '--reset-reason') a.resetReason = Number(v());
     else if (k === '--no-display') a.display = false;
     else if (k === '--no-rfid') a.rfid = false;
+    else if (k === '--flash-erase-ms') a.eraseMs = Number(v());
+    else if (k === '--flash-page-ms') a.pageMs = Number(v());
     else throw new Error(`unknown argument ${k}`);
   }
   for (const need of ['uf2', 'bootrom', 'flash']) {
@@ -83,7 +86,7 @@ function powerCut(reason) {
   process.exit(0);
 }
 
-const flash = new FlashFile(mcu, args.flash, powerCut);
+const flash = new FlashFile(mcu, args.flash, powerCut, { eraseMs: args.eraseMs, pageMs: args.pageMs });
 
 // The watchdog (WATCHDOG_BASE): its REASON register as the chip keeps it across the reset
 // (1 = timer, 2 = forced), and a trigger ends this run for the daemon to restart.
@@ -109,6 +112,8 @@ const cdc = new CDCLink(mcu, (data) => out.push(Buffer.from(data)), () => {
 
 for (const u of mcu.uart) fixTxInterrupt(u);
 const uarts = [new UARTLine(mcu, mcu.uart[0]), new UARTLine(mcu, mcu.uart[1])];
+// The acknowledging shoe as a device on each UART, dealt through the control socket.
+const shoes = uarts.map((line) => new AckingShoe(clock, line));
 const gpio = new GPIOLevels(mcu, args.gpio);
 const display = new SSD1306(mcu.i2c[0], 0x3c, args.display, clock);
 const rfid = new MFRC522(mcu, mcu.spi[0], { cs: 17, rst: 20, present: args.rfid });
@@ -137,6 +142,14 @@ function run() {
     return;
   }
   for (let i = 0; i < SLICE; i++) {
+    if (flash.busyNs > 0) {
+      // A flash erase/program in progress, interrupts off: time (and the UART lines, the
+      // timers, the watchdog) runs on, no instruction executes (flash.mjs).
+      const ns = flash.busyNs;
+      flash.busyNs = 0;
+      clock.tick(ns);
+      if (!running) return;
+    }
     if (core.waiting) {
       const next = clock.nanosToNextAlarm;
       if (!clock.nextAlarm) { idle = true; break; }  // fix 5: nothing can happen until input
@@ -173,7 +186,7 @@ process.on('SIGTERM', () => {
 
 if (args.ctl) {
   serveControl(args.ctl, {
-    mcu, core, clock, flash, uarts, gpio, display, rfid, stats, wake,
+    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, wake,
     cutAt(cycle) { cutAtCycle = cycle; },
     cutNow() { powerCut('now (host)'); },
     hang() { hung = true; log(`hung by the host at cycle ${core.cycles}`); wake(); },

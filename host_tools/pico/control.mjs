@@ -6,11 +6,20 @@
 //   {"cmd": "uart", "id": 1, "hex": "...", "wait": true} bytes onto UARTn's RX at its baud;
 //                                                       wait: reply once all are on the line
 //   {"cmd": "uart_tx", "id": 1}                         what the firmware sent (and clears it)
+//   {"cmd": "shoe", "id": 1, "hex": "...", "timeout_ms": 100, "wait": true}
+//                                                       frames (12 bytes each) to the
+//                                                       acknowledging shoe on UARTn (uart.mjs):
+//                                                       one at a time, resent until acked, on
+//                                                       the emulated clock; wait: reply once
+//                                                       all are acknowledged
+//   {"cmd": "shoe_state", "id": 1}                      its counts (frames, sends, resends,
+//                                                       bytes dropped on the line)
 //   {"cmd": "i2c", "present": false}                    the display (un)plugged
 //   {"cmd": "display"}                                  its state and display RAM
 //   {"cmd": "rfid", "present": b, "deck": [...], "replace": b, "crc_stalls": b, "irq_stalls": b}
 //   {"cmd": "gpio", "pin": N, "value": 0|1|null}        null: back to its pull resistor
-//   {"cmd": "flash"}                                    flash operation counts
+//   {"cmd": "flash", "erase_ms": E, "page_ms": P}       flash operation counts and time spent
+//                                                       (E, P: set the timing from now on)
 //   {"cmd": "hang"}                                     the core stops executing (a chip
 //                                                       stuck with interrupts off); time and
 //                                                       the watchdog run on
@@ -20,7 +29,7 @@ import { unlinkSync } from 'node:fs';
 export function serveControl(path, board) {
   try { unlinkSync(path); } catch { /* not there */ }
   const handle = (req, reply) => {
-    const { core, clock, flash, uarts, gpio, display, rfid, stats } = board;
+    const { core, clock, flash, uarts, shoes, gpio, display, rfid, stats } = board;
     switch (req.cmd) {
       case 'cycles':
         return reply({ cycles: core.cycles, ns: clock.nanos, ...stats });
@@ -37,6 +46,19 @@ export function serveControl(path, board) {
         const done = () => reply({ ok: true, sent: line.sent, overruns: line.overruns, ns: clock.nanos });
         return req.wait ? line.whenDrained(done) : done();
       }
+      case 'shoe': {
+        const shoe = shoes[req.id ?? 1];
+        const data = Buffer.from(req.hex || '', 'hex');
+        if (data.length % 12) return reply({ error: 'shoe: frames are 12 bytes each' });
+        const frames = [];
+        for (let i = 0; i < data.length; i += 12) frames.push([...data.subarray(i, i + 12)]);
+        shoe.deal(frames, req.timeout_ms);
+        board.wake();
+        const done = () => reply({ ok: true, ...shoe.state(), ns: clock.nanos, cycles: core.cycles });
+        return req.wait ? shoe.whenDone(done) : done();
+      }
+      case 'shoe_state':
+        return reply({ ...shoes[req.id ?? 1].state(), ns: clock.nanos, cycles: core.cycles });
       case 'uart_tx': {
         const line = uarts[req.id ?? 1];
         return reply({ hex: Buffer.from(line.tx.splice(0)).toString('hex') });
@@ -61,7 +83,12 @@ export function serveControl(path, board) {
         board.hang();
         return reply({ ok: true, cycles: core.cycles, ns: clock.nanos });
       case 'flash':
-        return reply({ ops: flash.ops, erased: flash.bytesErased, programmed: flash.bytesProgrammed });
+        // erase_ms / page_ms: change the flash chip's timing from now on (flash.mjs)
+        if (req.erase_ms !== undefined) flash.eraseNs = Math.round(req.erase_ms * 1e6);
+        if (req.page_ms !== undefined) flash.pageNs = Math.round(req.page_ms * 1e6);
+        return reply({ ops: flash.ops, erased: flash.bytesErased, programmed: flash.bytesProgrammed,
+                       sectors_erased: flash.erases, pages_programmed: flash.pages,
+                       busy_ns: flash.busyTotalNs, erase_ns: flash.eraseNs, page_ns: flash.pageNs });
       default:
         return reply({ error: `unknown command ${JSON.stringify(req.cmd)}` });
     }

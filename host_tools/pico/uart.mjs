@@ -33,7 +33,11 @@ export class UARTLine {
     this.overruns = 0;     // bytes that found the RX FIFO full (lost, as on the chip)
     this.tx = [];          // what the firmware transmitted
     this.waiters = [];
-    uart.onByte = (b) => { if (this.tx.length < 65536) this.tx.push(b); };
+    this.listeners = [];   // devices on the line that hear what the firmware sends
+    uart.onByte = (b) => {
+      if (this.tx.length < 65536) this.tx.push(b);
+      for (const fn of this.listeners) fn(b);
+    };
     this.alarm = this.clock.createAlarm(() => this._next());
   }
 
@@ -66,5 +70,120 @@ export class UARTLine {
     }
     if (this.queue.length) this._schedule();
     else for (const fn of this.waiters.splice(0)) fn();
+  }
+}
+
+// ---- a shoe on the line: the acknowledged link, on the emulated clock -----------------
+// docs/shoe-protocol.md, "Acknowledgement": the shoe sends one frame, and sends it again
+// `timeoutMs` after it is on the line until the controller's `+SSSSKKKK\n` for its
+// sequence number comes back on the UART's TX line; then the next frame. Its timer runs on
+// the emulated clock, so it fires while the chip sits in a flash erase with interrupts off,
+// as a real shoe's does, and those bytes meet a full FIFO (UARTLine.overruns).
+const ACK = 0x2b;          // '+'
+const LF = 0x0a;
+const ACK_LEN = 10;
+
+function crc16(bytes) {    // CRC-16/CCITT-FALSE, as pitboss.shoe
+  let crc = 0xffff;
+  for (const b of bytes) {
+    crc ^= b << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+function ackSeq(buf) {     // the seq of a well-formed acknowledgement, or -1
+  if (buf.length !== ACK_LEN || buf[0] !== ACK || buf[9] !== LF) return -1;
+  const text = String.fromCharCode(...buf.slice(1, 9));
+  if (!/^[0-9A-F]{8}$/.test(text)) return -1;
+  const seq = parseInt(text.slice(0, 4), 16);
+  return crc16([seq >> 8, seq & 0xff]) === parseInt(text.slice(4), 16) ? seq : -1;
+}
+
+export class AckingShoe {
+  constructor(clock, line) {
+    this.clock = clock;
+    this.line = line;
+    this.queue = [];       // frames still to deal (12-byte arrays)
+    this.cur = null;       // the frame waiting for its acknowledgement
+    this.seq = -1;
+    this.timeoutNs = 100e6;
+    this.frames = 0;       // frames acknowledged
+    this.sends = 0;        // frames put on the line, resends included
+    this.acks = 0;         // well-formed acknowledgements heard (any seq)
+    this.rx = [];
+    this.waiters = [];
+    this.timer = clock.createAlarm(() => { this.timer.scheduled = false; this._resend(); });
+    this.after = clock.createAlarm(() => { this.after.scheduled = false; this._next(); });
+    line.listeners.push((b) => this._heard(b));
+  }
+
+  get byteNs() {
+    return Math.round(10e9 / this.line.baud);
+  }
+
+  deal(frames, timeoutMs) {
+    if (timeoutMs) this.timeoutNs = Math.round(timeoutMs * 1e6);
+    for (const f of frames) this.queue.push(f);
+    if (!this.cur && !this.after.scheduled) this._next();
+  }
+
+  /** fn() once every frame dealt so far is acknowledged. */
+  whenDone(fn) {
+    if (this.idle) fn();
+    else this.waiters.push(fn);
+  }
+
+  get idle() {
+    return !this.cur && !this.queue.length && !this.after.scheduled;
+  }
+
+  state() {
+    return { frames: this.frames, sends: this.sends, resends: this.sends - this.frames - (this.cur ? 1 : 0),
+             acks: this.acks, queued: this.queue.length + (this.cur ? 1 : 0),
+             dropped: this.line.overruns, timeout_ms: this.timeoutNs / 1e6 };
+  }
+
+  _next() {
+    this.cur = this.queue.shift() || null;
+    if (!this.cur) {
+      if (this.timer.scheduled) this.timer.cancel();
+      for (const fn of this.waiters.splice(0)) fn();
+      return;
+    }
+    this.seq = parseInt(String.fromCharCode(...this.cur.slice(3, 7)), 16);
+    this._send();
+  }
+
+  _send() {
+    this.line.write(this.cur);
+    this.sends++;
+    // The timer starts once the frame's last byte is on the line.
+    this.timer.schedule(this.line.queue.length * this.byteNs + this.timeoutNs);
+  }
+
+  _resend() {
+    if (this.cur) this._send();
+  }
+
+  _heard(b) {
+    if (b === ACK) this.rx = [];
+    this.rx.push(b);
+    if (b !== LF) {
+      if (this.rx.length > ACK_LEN) this.rx = [];
+      return;
+    }
+    const seq = ackSeq(this.rx);
+    this.rx = [];
+    if (seq < 0) return;
+    this.acks++;
+    if (this.cur && seq === this.seq) {
+      this.frames++;
+      this.cur = null;
+      if (this.timer.scheduled) this.timer.cancel();
+      // The acknowledgement takes ACK_LEN byte times to reach the shoe (the model's TX
+      // is instant); only then does it send the next frame.
+      this.after.schedule(ACK_LEN * this.byteNs);
+    }
   }
 }

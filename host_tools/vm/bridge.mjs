@@ -31,12 +31,13 @@ import { copyIntoVM, writeAll } from "./vmfs.mjs";
 const PKG = "@micropython/micropython-webassembly-pyscript";
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-let flashDir = null, heap = 2 * 1048576, service = false, readyFile = null;
+let flashDir = null, heap = 2 * 1048576, service = false, readyFile = null, ctlPath = null;
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === "--flash-dir") flashDir = path.resolve(process.argv[++i]);
   else if (a === "--heap") heap = parseInt(process.argv[++i], 10);
   else if (a === "--ready-file") readyFile = path.resolve(process.argv[++i]);
+  else if (a === "--ctl") ctlPath = path.resolve(process.argv[++i]);
   else if (a === "--switch") {
     const v = process.argv[++i];
     if (v !== "service" && v !== "production") { process.stderr.write(`bridge.mjs: --switch service|production\n`); process.exit(2); }
@@ -107,6 +108,7 @@ def _pb_reset():
     micropython.heap_lock()
     while micropython.heap_unlock():
         pass
+    sys.modules['pitboss_board'].main_loop = None  # the loop ended with the reset
     sys.path[:] = ['', '.frozen', '/lib']
     sys.argv[:] = []
     os.chdir('/')
@@ -152,15 +154,22 @@ function syncFlash() {
 if (flashDir) snapshot = walkVM();     // what was just loaded is already on disk
 
 // ---- REPL ----------------------------------------------------------------------------------
+// A soft reset from the friendly REPL (Ctrl-D at ">>> ") runs boot.py and main.py again, as
+// MicroPython's pyexec does; from the raw REPL (mpremote's) it does not.
+let rawMode = false;
 function softReboot() {
   emit("MPY: soft reboot\r\n");
   try { mp.runPython(SOFT_RESET_PY); } catch (e) { emit(`soft reset cleanup failed: ${e.message}\r\n`); }
+  if (!rawMode && powerOn()) return;  // the firmware's main loop runs again
   mp.replInit();
 }
 
 // (a) raw-paste probe: hold 0x05 / 0x05 'A' until we know whether the probe is complete.
 let held = [], heldTimer = null;
 function feed(b) {
+  if (b === 0x01) rawMode = true;       // Ctrl-A: raw REPL
+  else if (b === 0x02) rawMode = false; // Ctrl-B: back to the friendly REPL
+  if (mainLoop) { pump([b]); return; }  // main.py started the loop again (soft reset)
   if (mp.replProcessChar(b)) softReboot();
 }
 function releaseHeld() {
@@ -185,14 +194,35 @@ function runFile(p) {
       `_pb_run()\ndel _pb_run\n`);
   } catch (e) { emit(`${e.message}\r\n`.replace(/\n/g, "\r\n").replace(/\r\r/g, "\r")); }
 }
-runFile("/boot.py");
-runFile("/main.py");
-mp.runPython("import pitboss_board as _pbb\n_pb_loop = getattr(_pbb, 'main_loop', None) is not None\ndel _pbb\n");
-let mainLoop = mp.globals.get("_pb_loop") === true;
-mp.runPython("del _pb_loop");
+let mainLoop = false;
+// /boot.py then /main.py; true if main.py handed the bridge its main loop.
+function powerOn() {
+  runFile("/boot.py");
+  runFile("/main.py");
+  mp.runPython("import pitboss_board as _pbb\n_pb_loop = getattr(_pbb, 'main_loop', None) is not None\ndel _pbb\n");
+  mainLoop = mp.globals.get("_pb_loop") === true;
+  mp.runPython("del _pb_loop");
+  return mainLoop;
+}
+powerOn();
 syncFlash();                           // what boot wrote (journal replay, tilts)
 
 function pump(chunk) {
+  if (service) {
+    // Service mode: the loop runs with Ctrl-C on (kbd_intr(3)), so Ctrl-C is a
+    // KeyboardInterrupt that ends main.py and leaves the REPL, as on a board: how mpremote
+    // breaks in to flash or verify. Bytes after it go to the REPL.
+    const i = Buffer.from(chunk).indexOf(0x03);
+    if (i >= 0) {
+      if (i > 0) pump(Buffer.from(chunk).subarray(0, i));
+      emit("\r\nKeyboardInterrupt: the table's loop stopped (service mode)\r\n");
+      mainLoop = false;
+      rawMode = false;
+      mp.replInit();
+      for (const b of Buffer.from(chunk).subarray(i + 1)) processByte(b);
+      return;
+    }
+  }
   try {
     mp.runPython(`__import__('pitboss_board').main_loop(__import__('binascii').unhexlify('${Buffer.from(chunk).toString("hex")}'))`);
   } catch (e) {
@@ -205,7 +235,52 @@ function pump(chunk) {
 
 if (!mainLoop) mp.replInit();
 flushOut();                            // banner + ">>> " (none in production)
-if (readyFile) fs.writeFileSync(readyFile, mainLoop ? "production\n" : "repl\n");
+if (readyFile) fs.writeFileSync(readyFile, mainLoop ? "loop\n" : "repl\n");
+
+// ---- side channel: the simulated shoe's UART, as the Pico emulator's control socket -----
+// One JSON object per line in, one reply line out:
+//   {"cmd": "uart", "id": 1, "hex": "..."}  bytes into the shoe UART's receive buffer
+//                                            (boards/virtual.py BufferUART); the main loop
+//                                            then runs a pass, so the cards are dealt
+//   {"cmd": "uart_tx", "id": 1}              what the firmware sent on it (and clears it)
+// Not through the REPL: the host's protocol lines and the shoe's bytes are two lines, as on
+// a board. While mpremote holds the REPL the bytes wait in the UART's buffer.
+const UART_PY = "__import__('pitboss.board').board.get().shoe_uart()";
+function control(req) {
+  if (req.cmd === "uart") {
+    mp.runPython(`${UART_PY}.feed(__import__('binascii').unhexlify('${String(req.hex || "").replace(/[^0-9a-fA-F]/g, "")}'))`);
+    if (mainLoop) pump(Buffer.alloc(0));
+    syncFlash(); flushOut();
+    return { ok: true, sent: (req.hex || "").length / 2 };
+  }
+  if (req.cmd === "uart_tx") {
+    mp.runPython(`_pb_u = ${UART_PY}\n_pb_tx = __import__('binascii').hexlify(bytes(_pb_u.tx)).decode()\n_pb_u.tx[:] = b''\ndel _pb_u\n`);
+    const hex = mp.globals.get("_pb_tx");
+    mp.runPython("del _pb_tx");
+    return { hex };
+  }
+  return { error: `unknown command ${JSON.stringify(req.cmd)}` };
+}
+if (ctlPath) {
+  const net = await import("node:net");
+  try { fs.unlinkSync(ctlPath); } catch {}
+  const server = net.createServer((sock) => {
+    let buf = "";
+    sock.on("data", (d) => {
+      buf += d.toString();
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i); buf = buf.slice(i + 1);
+        let reply;
+        try { reply = control(JSON.parse(line)); } catch (e) { reply = { error: String(e.message || e) }; }
+        if (!sock.destroyed) sock.write(JSON.stringify(reply) + "\n");
+      }
+    });
+    sock.on("error", () => {});
+  });
+  server.listen(ctlPath);
+  server.unref();
+}
 
 process.stdin.on("data", (chunk) => {
   if (mainLoop) { pump(chunk); syncFlash(); flushOut(); return; }
