@@ -213,6 +213,11 @@ def run(base, log=print):
         fig["meters"] = s.request("meters")
         fig["mem_end"] = s.mem()
         fig["tilts"] = s.request("tilt")["active"]
+        # A power cycle after rounds of every game, Pai Gow's and three-card's among them:
+        # the boot replays the journal (docs/journal.md) on the chip's heap, in production.
+        s.power_off()
+        fig["boot_after_session"] = s.power_up()
+        fig["status_after_session"] = s.request("status")
         fig["min_free"] = s.min_free
         fig["wall_s"] = time.monotonic() - t0
         log("watchdog: reset and back in %.0f s wall; %r" % (fig["wdt_wall_s"],
@@ -341,6 +346,11 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print):
         max_blocks.append(m["max_block"])
         fig["status_end"] = s.request("status")
         fig["tilts"] = s.request("tilt")["active"]
+        # A power cycle after rounds of every game, Pai Gow's and three-card's among them:
+        # the boot replays the journal (docs/journal.md) on the chip's heap, in production.
+        s.power_off()
+        fig["boot_after_session"] = s.power_up()
+        fig["status_after_session"] = s.request("status")
         fig["min_free"] = s.min_free
         fig["min_max_block"] = min(max_blocks)
         fig["chip_s"] = (s.ctl.cycles()["ns"] - c0) / 1e9

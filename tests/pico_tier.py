@@ -43,7 +43,7 @@ SEATS = {"pr-pai-gow": 4, "pr-pai-gow-a5-low": 6}
 CUTS = ((0, 0), (2, 100), (4, 3000))
 CUT_GAME, CUT_SEATS = "nj-3card", 3
 JOBS = ("flash", "vectors", "hands", "serial", "rounds", "screen", "rfid", "powercut",
-        "reboot", "survive")
+        "survive")
 # Issue 11 on the serial line (job "serial", before "rfid" registers a deck and makes the
 # RFID reader the table's shoe, and before "rounds": the loop's boot after a soft reset
 # replays the journal, and after the rounds of all six games that replay runs out of the
@@ -188,7 +188,6 @@ class PicoTier:
         res, chip, wall = self._chip(a, lambda: flashing.flash(a.port, progress=None))
         # A freshly flashed board's flash, for the power-cut Pico.
         shutil.copytree(a.flash, self.base / "fresh-flash")
-        shutil.copytree(a.flash, self.base / "reboot-flash")
         verified = flashing.verify(a.port, progress=None).ok
         a.connect()
         boot = a.ctl.cycles()
@@ -333,25 +332,3 @@ class PicoTier:
         base.mkdir()
         return pico_survive.run(base, log=lambda m: None)
 
-    def job_reboot(self, a):
-        """A fresh Pico deals two Pai Gow rounds (6 seats) and one nj-3card round through
-        UART1, is power-cycled, and is asked for its status: the boot replays the journal
-        (docs/journal.md) on the chip's 246 KB heap."""
-        c = Pico(self.base / "c", flash_dir=self.base / "reboot-flash")
-        self.boards.append(c)
-        try:
-            c.connect()
-            self._provisioned(c)
-            for game, seats, seed, n in (("pr-pai-gow", 6, 1, 2), ("nj-3card", 3, 5, 1)):
-                assert c.conf.configure(game, seats)["ok"]
-                list(play_rounds(c.target, game, seats, n, seed=seed))
-            c.close()
-            vboard.stop(c.state)
-            c.up()
-            c.connect()
-            try:
-                return {"status": c.target.commands(["status"])}
-            except BoardError as e:
-                return {"error": str(e)}
-        finally:
-            c.stop()

