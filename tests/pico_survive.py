@@ -117,11 +117,11 @@ class Session:
                 # flash writes (the flash takes the chip's time).
                 self.ctl("shoe", id=1, hex=bytes(frames[i * flen:(i + n) * flen]).hex(),
                          wait=False)
-                for _ in range(n):
-                    got.append(self.link.reply(DEAL_S))
+                # the loop's unasked lines ("src": "shoe"), not replies to a command
+                got += self.link.wait_events(n, timeout=DEAL_S + 10 * n)
         except LinkError:
             raise AssertionError("%d of %d cards answered; then %r, tilts %r, UART1 %r" % (
-                len(got), cards, got[-1:], self.request("tilt"), self.ctl.shoe(b"")))
+                len(got), cards, got[-1:], self.request("tilt"), self.ctl("shoe_state", id=1)))
         assert all(r.get("ok") for r in got), got
         return got
 
@@ -378,7 +378,7 @@ def _deck_by_rfid(s):
     s.ctl("rfid", deck=[{"uid": uid_for(c).hex()} for c in order], replace=True)
     start = s.request(s.keys.sign(BOARD_ID, "deck-register"))
     assert start.get("registering"), start
-    reg = [s.link.reply(REPLY_S) for _ in range(52)]
+    reg = s.link.wait_events(52, timeout=REPLY_S)  # unasked lines, as the shoe's
     assert all(r.get("ok") for r in reg) and reg[-1].get("deck") == 1, reg[-3:]
     pico, local = s.configure(game, seats)
     assert pico.get("ok") and local.get("ok"), (pico, local)
@@ -388,7 +388,7 @@ def _deck_by_rfid(s):
         assert r.get("ok"), (ln, r)
     n = len(r["order"])
     s.ctl("rfid", deck=[{"uid": uid_for(c).hex()} for c in shuffled_deck(seed)[:n]])
-    dealt = [s.link.reply(REPLY_S) for _ in range(n)]
+    dealt = s.link.wait_events(n, timeout=REPLY_S)
     assert all(r.get("ok") for r in dealt), dealt
     for ln in after[:-1]:
         assert s.request(ln).get("ok")

@@ -377,7 +377,10 @@ def app():
 
 # ---- host-driven use (virtual board; a bench host over the raw REPL) -----------------
 def command(line):
-    print(json.dumps(app().ctl.command(line)))
+    # Through json_writer, as the loop answers: once main() has run (service mode runs
+    # the loop too), recall's rounds are a Rows stream, which json.dumps cannot write.
+    import sys
+    json_writer(sys.stdout)(app().ctl.command(line))
 
 
 def commands(lines):
