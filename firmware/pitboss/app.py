@@ -32,8 +32,10 @@ _DRAIN_MAX = 1024
 # otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
 # take the free heap down to nothing between collections. Measured on the emulated Pico:
 # without it the lowest free heap in a session was 39.9 KB, with it 105.8 KB (117 KB
-# free after boot; docs/bench.md).
-GC_EVERY = 16384
+# free after boot; docs/bench.md). 8 KB since the serial link's code (acknowledgements,
+# clock, screen) took ~25 KB more at boot: with 16 KB the lowest free in the Pico survive
+# session was 62,096 B (2026-12-01), garbage included, under the 64 KB budget.
+GC_EVERY = 8192
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
