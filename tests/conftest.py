@@ -87,15 +87,6 @@ def pytest_collection_modifyitems(config, items):
             raise pytest.UsageError("%s has no test tier: add it to MODULE_TIERS in "
                                     "tests/conftest.py" % mod)
         item.add_marker(tier)
-    # Tests of background jobs go last: pytest runs in order, so one of them met early
-    # would hold the foreground idle until its job ends, instead of the rest of the suite
-    # running meanwhile (the jobs started at collection: pytest_collection_finish below).
-    waits = [i for i in items if i.get_closest_marker("pico") is not None or
-             i.get_closest_marker("background") is not None]
-    if waits:
-        rest = [i for i in items if i.get_closest_marker("pico") is None and
-                i.get_closest_marker("background") is None]
-        items[:] = rest + waits
 
 # ---- the emulated Pico's board tier (tests/pico_tier.py) -----------------------------
 # Its jobs start in the background as soon as collection finds a Pico test, so the
