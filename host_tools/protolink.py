@@ -48,23 +48,33 @@ class ProtocolLink:
         out, self._rx = self._rx, b""
         return out
 
+    def _line(self):
+        """The next complete JSON object line from what has arrived, or None when no line
+        is complete yet. Unasked lines ("src": "shoe") go to `events`, and None is
+        returned for them too only when nothing else follows; noise lines are skipped."""
+        while True:
+            i = self._rx.find(b"\n")
+            if i < 0:
+                return None
+            line, self._rx = self._rx[:i].strip(), self._rx[i + 1:]
+            if not line.startswith(b"{"):
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and obj.get("src") == "shoe":
+                self.events.append(obj)
+                continue
+            return obj
+
     def reply(self, timeout=30.0):
         """The next JSON reply line."""
         end = time.monotonic() + timeout
         while True:
-            i = self._rx.find(b"\n")
-            if i >= 0:
-                line, self._rx = self._rx[:i].strip(), self._rx[i + 1:]
-                if line.startswith(b"{"):
-                    try:
-                        obj = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(obj, dict) and obj.get("src") == "shoe":
-                        self.events.append(obj)
-                        continue
-                    return obj
-                continue
+            obj = self._line()
+            if obj is not None:
+                return obj
             if time.monotonic() > end:
                 raise LinkError("no reply from %s within %.0f s (got %r)"
                                 % (self.port, timeout, self._rx[-200:]))
