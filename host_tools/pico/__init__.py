@@ -7,10 +7,10 @@ The Node side is board.mjs and its modules in this folder (see DEVELOPERS.md, "P
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import socket
 from pathlib import Path
+
+from host_tools import sidechannel
 
 HERE = Path(__file__).resolve().parent
 BOARD_MJS = HERE / "board.mjs"
@@ -87,37 +87,16 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
     return found, rom, digest
 
 
-class Control:
-    """The emulator's control socket (board.mjs, control.mjs): one JSON request, one reply."""
+class Control(sidechannel.Control):
+    """The emulator's control socket (board.mjs, control.mjs): one JSON request, one reply
+    (the side channel's client, host_tools/sidechannel.py), plus the Pico's own requests."""
 
     def __init__(self, path: str | os.PathLike, timeout: float = TIMEOUT):
-        self.path = str(path)
-        self.timeout = timeout
-
-    def __call__(self, cmd: str, **req) -> dict:
-        req["cmd"] = cmd
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(self.timeout)
-            s.connect(self.path)
-            s.sendall((json.dumps(req) + "\n").encode())
-            buf = b""
-            while not buf.endswith(b"\n"):
-                got = s.recv(65536)
-                if not got:
-                    raise ConnectionError("the Pico emulator closed its control socket")
-                buf += got
-        reply = json.loads(buf)
-        if "error" in reply:
-            raise ValueError("Pico control %s: %s" % (cmd, reply["error"]))
-        return reply
+        super().__init__(path, timeout)
 
     # conveniences -----------------------------------------------------------------
     def cycles(self) -> dict:
         return self("cycles")
-
-    def shoe(self, data: bytes, uart: int = 1, wait: bool = True) -> dict:
-        """Bytes onto UART`uart`'s RX line at the firmware's baud rate (the shoe)."""
-        return self("uart", id=uart, hex=bytes(data).hex(), wait=wait)
 
     def display_ram(self) -> bytes:
         return bytes.fromhex(self("display")["ram"])
