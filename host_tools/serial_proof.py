@@ -20,7 +20,7 @@ import time
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools.auth import KeyStore
 from host_tools.protolink import SERVICE, ProtocolLink, restart_loop
-from host_tools.shoe_sim import frame_list
+from pitboss.cards import name
 from host_tools.table_host import Configurator, LocalTarget, ProtoTarget, plan_round
 
 
@@ -65,18 +65,14 @@ def run(port, game="pr-pai-gow", seats=4, seed=40, ready_timeout=900):
         _say(t0, "round 1 settled (no lines between frames)")
         before, frames, after = plans[1]
         t.commands(before)
+        dealt, asked = t.deal_asking(frames, ["status", "recall 3"])
         shoe = t.shoe()
         cards = [int(frames[i + 1:i + 3], 16) for i in range(0, len(frames), 12)]
-        asked = []
-        for f in frame_list(cards, t._seq):
-            shoe.deal_one(f)
-            asked += t.commands(["status", "recall 3"])
-            _say(t0, "frame %d acknowledged, status and recall answered" % (len(asked) // 2))
-        t._seq = (t._seq + len(cards)) & 0xFFFF
-        dealt = t.link.wait_events(len(cards), timeout=60, strict=False)
+        _say(t0, "%d frames acknowledged, status and recall answered after each"
+             % len(dealt))
         busy = t.commands(after)
         mem = t.commands(["version"])[0]
-        refused = [r for r in quiet + t.commands(before[:0]) + dealt + busy if not r.get("ok")]
+        refused = [r for r in quiet + dealt + busy if not r.get("ok")]
     finally:
         t.close()
     ref = LocalTarget(durable=False)
@@ -86,8 +82,7 @@ def run(port, game="pr-pai-gow", seats=4, seed=40, ready_timeout=900):
     want = [ref.round(*pl)[-1] for pl in plans]
     return {"port": port, "mode": mode, "game": game, "seats": seats,
             "rounds_equal_cpython": [quiet[-1] == want[0], busy[-1] == want[1]],
-            "cards_in_order": [c["card"] for c in dealt] == [
-                __import__("pitboss.cards", fromlist=["name"]).name(c) for c in cards],
+            "cards_in_order": [c["card"] for c in dealt] == [name(c) for c in cards],
             "lines_between_frames": len(asked),
             "all_answered_ok": all(r.get("ok") for r in asked) and not refused,
             "refused": refused[:3],

@@ -153,17 +153,34 @@ class ProtoTarget:
             self._shoe = self.control.acking_shoe()
         return self._shoe
 
-    def deal(self, frames):
-        """The shoe's frames (bytes from shoe_sim.frames), renumbered on the shoe's own
-        running count, each resent until acknowledged; the loop's card replies."""
-        shoe = self.shoe()
+    def renumber(self, frames):
+        """The shoe's frames (bytes from shoe_sim.frames) as a list, renumbered on the
+        shoe's own running count (it counts on across rounds, as a real shoe does)."""
         cards = [int(frames[i + 1:i + 3], 16) for i in range(0, len(frames), 12)]
         fl = shoe_sim.frame_list(cards, self._seq)
         self._seq = (self._seq + len(fl)) & 0xFFFF
-        shoe.deal(fl)
+        return fl
+
+    def deal(self, frames):
+        """The shoe's frames, renumbered, each resent until acknowledged; the loop's card
+        replies."""
+        fl = self.renumber(frames)
+        self.shoe().deal(fl)
         # Every frame is acknowledged, so every card is in: its line follows at once,
         # unless the shoe set the frame aside (a duplicate), which the settlement shows.
         return self.link.wait_events(len(fl), timeout=30, strict=False)
+
+    def deal_asking(self, frames, lines):
+        """As deal(), one frame at a time, the protocol `lines` sent after each frame is
+        acknowledged (a host asking while the table deals): (card replies, their
+        replies)."""
+        shoe = self.shoe()
+        fl = self.renumber(frames)
+        asked = []
+        for f in fl:
+            shoe.deal_one(f)
+            asked += self.commands(lines)
+        return self.link.wait_events(len(fl), timeout=60, strict=False), asked
 
     def round(self, before, frames, after):
         out = self.commands(before)

@@ -243,13 +243,13 @@ class PicoTier:
             # Round 1: nothing but the deal. Round 2: `status` and `recall 3` after every
             # frame the shoe (the emulator's acknowledging shoe on UART1) got acknowledged.
             quiet = t.commands(plans[0][0])
-            fl = self._frames(t, plans[0][1])
+            fl = t.renumber(plans[0][1])
             ctl("shoe", id=1, hex=b"".join(fl).hex(), wait=True)
             quiet += t.link.wait_events(len(fl), timeout=120)
             quiet += t.commands(plans[0][2])
             busy = t.commands(plans[1][0])
             asked = []
-            fl = self._frames(t, plans[1][1])
+            fl = t.renumber(plans[1][1])
             for f in fl:
                 ctl("shoe", id=1, hex=f.hex(), wait=True)
                 asked += t.commands(["status", "recall 3"])
@@ -272,14 +272,6 @@ class PicoTier:
             t.close()
             a.connect()  # the raw REPL again, for the jobs after this one
         return out
-
-    @staticmethod
-    def _frames(t, frames):
-        from host_tools.shoe_sim import frame_list
-        cards = [int(frames[i + 1:i + 3], 16) for i in range(0, len(frames), 12)]
-        fl = frame_list(cards, t._seq)
-        t._seq = (t._seq + len(fl)) & 0xFFFF
-        return fl
 
     def job_screen(self, a):
         ram = a.target.screen()

@@ -16,7 +16,6 @@ from host_tools import flash as fl
 from host_tools.auth import KeyStore
 from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table_host import Configurator, LocalTarget, open_table, plan_round
-from host_tools.shoe_sim import frame_list
 from host_tools.vboard import virtual_board
 from pitboss.cards import name
 
@@ -64,13 +63,8 @@ def test_a_round_through_the_shoe_settles_the_same_while_the_host_asks(flashed, 
             # Round 2: `status` and `recall` between every frame the shoe sends.
             before, frames, after = plans[1]
             assert all(r["ok"] for r in t.commands(before))
-            shoe = t.shoe()
+            dealt, asked = t.deal_asking(frames, ["status", "recall 3"])
             cards = [int(frames[i + 1:i + 3], 16) for i in range(0, len(frames), 12)]
-            asked = []
-            for f in frame_list(cards, t._seq):
-                shoe.deal_one(f)
-                asked += t.commands(["status", "recall 3"])
-            dealt = t.link.wait_events(len(cards))
             busy = t.commands(after)
             recalled = t.commands(["recall 2"])[0]["rounds"]
     assert all(r["ok"] for r in asked) and len(asked) == 2 * len(cards)
