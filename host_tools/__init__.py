@@ -32,3 +32,16 @@ def home():
     if not INSTALLED:
         return REPO
     return os.environ.get("PITBOSS_HOME") or os.path.join(os.path.expanduser("~"), ".pitboss")
+
+
+def process_pool(workers, initializer=None):
+    """A multiprocessing Pool of `workers` whose processes inherit none of this one's open
+    files. Forked workers would: mpremote opens a serial port with an exclusive lock
+    (flock), and a worker forked while another thread has a board's port open keeps that
+    lock until the pool ends, so the port cannot be opened again meanwhile ("failed to
+    access .../tty": the test suite's Pico tier lost its board to the census this way,
+    2026-12-01). Forkserver workers are forked from a clean server process instead, so
+    they start with nothing set up: `initializer` runs in each first."""
+    import multiprocessing
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method).Pool(workers, initializer)

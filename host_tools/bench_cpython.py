@@ -23,10 +23,9 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from multiprocessing import Pool
 
 import host_tools
-from host_tools import hostfast
+from host_tools import hostfast, process_pool
 from pitboss import evaluator, profiles
 from pitboss.cards import name
 
@@ -295,7 +294,7 @@ def census(lib, workers, quick=False):
     if quick:  # (a 30-card deck: the first cards' hands with the rest of a small deck)
         total = sum(_census_small(lib))
     elif workers > 1:
-        with Pool(workers) as pool:
+        with process_pool(workers) as pool:
             total = sum(pool.imap_unordered(_census_job, jobs))
     else:
         total = sum(map(_census_job, jobs))

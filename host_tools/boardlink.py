@@ -23,6 +23,19 @@ def _mpremote():
     return transport, transport_serial.SerialTransport
 
 
+def _open_error(device):
+    """Why mpremote could not open `device` ("failed to access" says nothing): the port
+    missing, or held by another program (mpremote locks the port it opens), e.g.
+    " (Could not exclusively lock port ...)"; "" if it opens now."""
+    import serial  # pyserial, installed with mpremote
+
+    try:
+        serial.Serial(device, exclusive=True).close()
+    except (OSError, ValueError) as e:
+        return " (%s)" % e
+    return ""
+
+
 class Board:
     def __init__(self, device, timeout=None):
         self.device = device
@@ -54,7 +67,8 @@ class Board:
                 # so that byte became part of a refused line): its loop answers now, with
                 # Ctrl-C on, so a second try breaks in.
                 if mode != SERVICE or attempt == 2:
-                    raise BoardError("cannot reach a board on %s: %s" % (device, e)) from e
+                    raise BoardError("cannot reach a board on %s: %s%s"
+                                     % (device, e, _open_error(device))) from e
 
     def _loop_mode(self, timeout):
         """The mode of the table loop on the port: probe(), and on an emulated board

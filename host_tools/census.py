@@ -16,10 +16,9 @@ import operator
 import os
 from collections import Counter
 from math import comb, prod
-from multiprocessing import Pool
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import hostfast
+from host_tools import hostfast, process_pool
 from pitboss import evaluator, profiles
 from pitboss.cards import JOKER
 
@@ -45,11 +44,11 @@ def exhaustive(p, workers=None, core=False):
     jobs = [(p.id, f, core) for f in range(p.deck - p.size + 1)]
     workers = workers or os.cpu_count() or 1
     hostfast.install()  # the host's score(): the core's own scores, looked up
-    evaluator.score(p, list(range(p.size)))  # load the game's tables once: forked
-    # workers inherit them
     counts, scores = {}, set()
     if workers > 1:
-        with Pool(workers) as pool:
+        # Each worker installs the host's score() and loads the tables itself: the
+        # pool's workers are not forks of this process (host_tools.process_pool).
+        with process_pool(workers, hostfast.install) as pool:
             parts = pool.imap_unordered(_count_from, jobs)
             for c, s in parts:
                 _merge(counts, c)

@@ -117,9 +117,15 @@ def status(state_dir: Path | None = None, kind: str = "virtual") -> dict:
     removed. A pico's also has `ctl` (its control socket)."""
     state_dir = Path(state_dir or default_state_dir(kind))
     st = _read_state(state_dir)
-    if st and _is_daemon(st["pid"]) and _alive(st.get("node_pid") or st["pid"]):
+    # The daemon is the board's owner: while it lives the board is running, even in the
+    # moment its node is gone (a Pico's watchdog reset, before the daemon has restarted
+    # node or written node_pid None; a daemon whose node ended for good exits by itself).
+    # Killing it here for a dead node_pid raced with that restart.
+    if st and _is_daemon(st["pid"]):
+        node = st.get("node_pid")
         out = {"running": True, "kind": st.get("kind", "virtual"), "pid": st["pid"],
-               "node_pid": st.get("node_pid"), "port": str(state_dir / "tty"),
+               "node_pid": node if node and _alive(node) else None,
+               "port": str(state_dir / "tty"),
                "pty": st.get("pty"), "flash_dir": st.get("flash_dir"),
                "state_dir": str(state_dir), "switch": st.get("switch")}
         if st.get("resets"):
@@ -128,8 +134,6 @@ def status(state_dir: Path | None = None, kind: str = "virtual") -> dict:
             out["ctl"] = st["ctl"]
         return out
     if st:  # the daemon died without cleaning up (SIGKILL, host crash): stale
-        if _is_daemon(st["pid"]):   # daemon alive but node gone: finish the job
-            _kill_group(st["pid"], signal.SIGKILL)
         _clear_state(state_dir)
     return {"running": False, "kind": None, "pid": None, "node_pid": None, "port": None,
             "pty": None, "flash_dir": None, "state_dir": str(state_dir)}

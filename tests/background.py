@@ -19,6 +19,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from tests import timeline
+
 # job name -> "module:function"
 JOBS = {
     "seeded": "tests.seeded_rounds:job",
@@ -45,7 +47,8 @@ class Background:
         fut = inst.futures.get(job)
         if fut is None:
             raise RuntimeError("background job %r was not started (marker missing?)" % job)
-        return fut.result(timeout)
+        with timeline.waiting(job):
+            return fut.result(timeout)
 
     @classmethod
     def shutdown(cls):
@@ -69,6 +72,7 @@ class Background:
             mod, _, fn = JOBS[job].partition(":")
             try:
                 func = getattr(importlib.import_module(mod), fn)
-                self.futures[job].set_result(func(self.base / job))
+                with timeline.job("background", job):
+                    self.futures[job].set_result(func(self.base / job))
             except BaseException as e:  # the test that asks reports it
                 self.futures[job].set_exception(e)

@@ -76,23 +76,6 @@ TEST_TIERS = {
     ("test_native", "test_a_board_without_a_native_emitter_gets_the_bytecode_path"): "static",
 }
 TIERS = ("host", "slow", "vm", "board", "static")
-# KNOWN FAILING, 2026-12-01 (the closing note of that stop): in two clean-clone runs of
-# the merged main the Pico tier's board lost its serial port during the `serial` job and
-# the survive Pico lost its port too, so these failed; the cause was not found before the
-# session ended. Not strict, so that landing the rest did not hinge on it: remove this as
-# the first thing next session and find the cause.
-PICO_LOST_PORT_WHY = ("2026-12-01: the emulated Pico's port vanished mid-job after the "
-                      "branch merges (cause not found; see tests/conftest.py)")
-PICO_LOST_PORT = {
-    ("test_pico_board", "test_rounds_dealt_through_uart1_settle_as_on_cpython"),
-    ("test_pico_board", "test_a_round_through_uart1_settles_the_same_while_the_host_sends_status_and_recall"),
-    ("test_pico_board", "test_no_card_lost_or_doubled_while_flash_writes_drop_uart_bytes"),
-    ("test_pico_board", "test_screenshot_is_what_the_i2c_traffic_drew"),
-    ("test_pico_board", "test_display_unplugged_the_protocol_still_answers"),
-    ("test_pico_board", "test_deck_registered_and_dealt_through_the_mfrc522"),
-}
-
-
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
@@ -102,8 +85,6 @@ def pytest_collection_modifyitems(config, items):
             raise pytest.UsageError("%s has no test tier: add it to MODULE_TIERS in "
                                     "tests/conftest.py" % mod)
         item.add_marker(tier)
-        if mod == "test_pico_survive" or (mod, item.originalname) in PICO_LOST_PORT:
-            item.add_marker(pytest.mark.xfail(strict=False, reason=PICO_LOST_PORT_WHY))
 
 # ---- the emulated Pico's board tier (tests/pico_tier.py) -----------------------------
 # Its jobs start in the background as soon as collection finds a Pico test, so the
@@ -127,6 +108,12 @@ def pytest_collection_finish(session):
     if bg:
         from tests.background import Background
         Background.start(bg)
+
+
+def pytest_terminal_summary(terminalreporter):
+    mod = sys.modules.get("tests.timeline")
+    if mod is not None:
+        mod.report(terminalreporter.write_line)
 
 
 def pytest_sessionfinish(session, exitstatus):

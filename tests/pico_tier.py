@@ -28,6 +28,7 @@ from host_tools.pico import control_for
 from host_tools.table_host import Configurator, PicoTarget, play_rounds
 from pitboss import profiles
 from pitboss.cards import names
+from tests import timeline
 
 # Random hands per game ranked on the Pico vs CPython. The virtual board tier ranks 1,000
 # per game (tests/test_board_e2e.py); on the Pico each costs ~13 ms of chip time (~30 ms of
@@ -137,13 +138,15 @@ class PicoTier:
         self.futures = {j: concurrent.futures.Future() for j in JOBS}
         self.thread = threading.Thread(target=self._run, name="pico-tier", daemon=True)
         self.boards = []
+        self.a = None
         self.stopping = False
 
     def start(self):
         self.thread.start()
 
     def result(self, job, timeout=1500):
-        return self.futures[job].result(timeout)
+        with timeline.waiting(job):
+            return self.futures[job].result(timeout)
 
     def stop(self):
         self.stopping = True
@@ -157,7 +160,6 @@ class PicoTier:
 
     # ---- the jobs, in order ----------------------------------------------------------
     def _run(self):
-        a = None
         for job in JOBS:
             fut = self.futures[job]
             if job not in self.jobs:
@@ -167,15 +169,20 @@ class PicoTier:
                 fut.set_exception(RuntimeError("pico tier stopped"))
                 continue
             try:
-                if job == "flash":
-                    a = Pico(self.base / "a")
-                    a.provisioned = False
-                    self.boards.append(a)
-                    fut.set_result(self.job_flash(a))
-                else:
-                    fut.set_result(getattr(self, "job_" + job)(a))
+                with timeline.job("pico", job):
+                    self._job(job, fut)
             except BaseException as e:  # each test reports its own job's failure
                 fut.set_exception(e)
+
+    def _job(self, job, fut):
+        """One job on the flashed Pico `a` (started by "flash", the first job)."""
+        if job == "flash":
+            self.a = Pico(self.base / "a")
+            self.a.provisioned = False
+            self.boards.append(self.a)
+            fut.set_result(self.job_flash(self.a))
+        else:
+            fut.set_result(getattr(self, "job_" + job)(self.a))
 
     def _chip(self, pico, fn):
         """fn()'s result and the emulated chip seconds and wall seconds it took."""
@@ -231,6 +238,7 @@ class PicoTier:
         a.close()  # a soft reset: the table's loop runs again
         t = ProtoTarget(a.port)
         out = {}
+        ok = False
         try:
             t0 = time.monotonic()
             t.link.ready(900)
@@ -268,9 +276,16 @@ class PicoTier:
                 ctl("flash", erase_ms=45, page_ms=0.7)
             link["wall_s"] = time.monotonic() - t1
             out["link"] = link
+            ok = True
         finally:
             t.close()
-            a.connect()  # the raw REPL again, for the jobs after this one
+            # The raw REPL again, for the jobs after this one; after a failure above, a
+            # failure here must not hide that one (BoardError's `from` drops the context).
+            try:
+                a.connect()
+            except BoardError:
+                if ok:
+                    raise
         return out
 
     def job_screen(self, a):
