@@ -53,6 +53,31 @@ def damage(path):
 
 
 # ---- snapshots and what a round can accumulate ------------------------------------------
+def test_checkpoints_bound_what_a_boot_replays(tmp_path):
+    # Issue 11's boot budget: between rounds, once 4 KB were journalled since the last
+    # snapshot, the controller writes a checkpoint, so a power-on replays at most that
+    # and the round in play, however full the segment, and comes back identical.
+    from pitboss import journal as J
+
+    t, _ = make(tmp_path)
+    for r in play_rounds(t, GAME, 3, 8, seed=9):
+        assert r.get("ok") is not False, r
+    ctl = t.app.ctl
+    assert len(ctl.journal.segments) == 1  # all in one segment: only checkpoints help
+    snaps = [s for s, k, _ in ctl.journal.records() if k == J.KIND_SNAPSHOT]
+    assert len(snaps) >= 3, snaps
+    assert ctl.journal.since_checkpoint <= 4096 + 6144
+    # A round left open: it is replayed on top of the newest checkpoint.
+    assert all(r["ok"] for r in t.commands(["wager 1 ante=5", "wager 2 ante=5", "deal"]))
+    before, meters = status(t), t.commands(["meters"])[0]
+    replayed = list(ctl.journal.replay())
+    assert replayed[0][1] == J.KIND_SNAPSHOT and replayed[0][0] == snaps[-1]
+    t2 = reboot(t)
+    assert status(t2) == before and t2.commands(["meters"])[0] == meters
+    assert t2.app.boot["replayed"] == len(replayed) < 60
+    assert recall(t2) == recall(t)
+
+
 def test_repeated_wagers_keep_the_snapshot_bounded_and_the_table_alive(tmp_path):
     t, _ = make(tmp_path)
     ctl = t.app.ctl

@@ -407,7 +407,9 @@ def test_sequence_gaps_and_missing_segments():
     with pytest.raises(JournalCorrupt) as e:
         make(fs)[0].open()
     assert e.value.reason == "missing_segment"
-    # A segment whose header names another number, and a snapshot in mid-segment.
+    # A segment whose header names another number, a segment that does not start with
+    # a snapshot, and a record of no known kind in mid-segment (a snapshot there is a
+    # checkpoint: test_checkpoints_bound_the_replay).
     fs = MemFS()
     fs.dirs.add(D)
     fs.files[D + "/00000001.jnl"] = bytearray(
@@ -416,11 +418,76 @@ def test_sequence_gaps_and_missing_segments():
         make(fs)[0].open()
     assert e.value.reason == "bad_segment_header"
     fs.files[D + "/00000001.jnl"] = bytearray(
-        encode_segment_header(1, 1) + encode_record(0x53, 1, snap(0))
-        + encode_record(0x53, 2, snap(0)))
+        encode_segment_header(1, 1) + encode_record(0x52, 1, b"ev 0"))
     with pytest.raises(JournalCorrupt) as e:
         make(fs)[0].open()
     assert e.value.reason == "bad_snapshot"
+    fs.files[D + "/00000001.jnl"] = bytearray(
+        encode_segment_header(1, 1) + encode_record(0x53, 1, snap(0))
+        + encode_record(0x51, 2, snap(0)))
+    with pytest.raises(JournalCorrupt) as e:
+        make(fs)[0].open()
+    assert e.value.reason == "bad_record"
+
+
+def test_checkpoints_bound_the_replay():
+    fs = MemFS()
+    j, t = make(fs, segment_size=4096, max_payload=64)
+    j.open()
+    for i in range(40):
+        j.append(ev(i))
+        t.n += 1
+    assert j.since_checkpoint > 40 * 14
+    seq = j.checkpoint()
+    assert seq == j.last_seq and j.since_checkpoint == len(encode_record(0x53, 1, b"snap 40"))
+    for i in range(40, 43):
+        j.append(ev(i))
+        t.n += 1
+    # replay() begins at the checkpoint: its snapshot, then the three events after it.
+    got = [(k, p) for _, k, p in j.replay()]
+    assert got == [(J.KIND_SNAPSHOT, b"snap 40")] + [(J.KIND_RECORD, ev(i).encode())
+                                                     for i in (40, 41, 42)]
+    # Found again by open() after a reboot; records() still yields everything in order.
+    state, events, j2 = recover(fs, segment_size=4096, max_payload=64)
+    assert state == 43 and events == [ev(i) for i in range(43)]
+    assert [k for _, k, _ in j2.replay()][0] == J.KIND_SNAPSHOT
+    assert len(list(j2.replay())) == 4
+    # No room left in the segment: nothing written, the next append rotates instead.
+    j3, t3 = make(fs, segment_size=4096, max_payload=64)
+    t3.n = 43
+    j3.open()
+    while j3.segments[-1][3] + 14 + 7 <= 4096 - 14 - 7:
+        j3.append(ev(t3.n))
+        t3.n += 1
+    j3.append(ev(t3.n))
+    t3.n += 1
+    before = j3.next_seq
+    assert j3.checkpoint() is None and j3.next_seq == before
+
+
+@pytest.mark.parametrize("mode,fat", FS_MODELS)
+def test_power_cut_at_every_byte_of_a_checkpoint(mode, fat):
+    base = base_with(5, mode, fat)
+
+    def action(fs):
+        j, t = make(fs)
+        t.n = 5
+        j.open()
+        j.checkpoint()
+        j.append(ev(5))
+
+    def check(fs, done, k):
+        state, events, j = recover(fs)
+        assert state in (5, 6), (k, state)
+        assert events[-1] in (ev(4), ev(5)) and (not done or state == 6)
+        # The journal goes on after a cut anywhere in the checkpoint.
+        j2, t2 = make(fs)
+        t2.n = state
+        j2.open()
+        j2.append(ev(state))
+        assert recover(fs)[0] == state + 1
+
+    assert sweep(base, action, check) >= 10
 
 
 def test_corrupt_journal_refuses_use_until_quarantined():

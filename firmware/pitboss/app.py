@@ -13,7 +13,7 @@ import gc
 
 from pitboss import board as _board
 from pitboss import integrity
-from pitboss.controller import Controller
+from pitboss.controller import Controller, now_ms
 from pitboss.clock import Clock
 from pitboss.compat import missing
 from pitboss.errors import Refused
@@ -45,6 +45,7 @@ SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 class App:
     def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None):
         self.hw = hw
+        t0 = now_ms()  # the modules imported by now: chip time since reset (MicroPython)
         self.display = None
         # A wired peripheral that is missing or fails at boot (a loose I2C cable, no
         # MFRC522 on the SPI bus) is a tilt once the controller can record it, and the
@@ -87,7 +88,11 @@ class App:
         self.ctl.commands["mem"] = self.cmd_mem
         self.ctl.commands["screen"] = self.cmd_screen
         self.ctl.commands["version"] = self.cmd_version
+        t1 = now_ms()
         self.boot = self.ctl.boot()
+        ms = self.boot["ms"]
+        ms["imported"] = t0  # reset -> App(): MicroPython's start, main.py's imports
+        ms["peripherals"] = (t1 - t0) & 0x3FFFFFFF  # display, controller, reader, shoe
         for code, why in faults:
             self.ctl.raise_tilt(code, why[:80])
         self.faults = [c for c, _ in faults]  # the peripherals that failed at boot
@@ -130,7 +135,7 @@ class App:
             return {"free": None, "alloc": None, "min_free": None, "max_block": None,
                     "up_ms": up}
         return {"free": free, "alloc": gc.mem_alloc(), "min_free": self.min_free,
-                "max_block": _max_block(free), "up_ms": up}
+                "max_block": _max_block(free), "up_ms": up, "boot_ms": self.boot["ms"]}
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the

@@ -45,10 +45,12 @@
 # answered `internal_error` (an OSError: `storage_error`) and halting the table with a
 # tilt of that code, since the state it left cannot be vouched for.
 import json
+import time
 
 from pitboss import games, protocol
 from pitboss.auth import Auth
 from pitboss.cards import parse
+from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
                              JournalFull)
@@ -62,6 +64,11 @@ EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = 4096  # payload bytes per export reply (one raw-REPL answer)
 CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
 CLOCK_MAX = 4102444800  # 2100-01-01
+# A checkpoint (a snapshot record, pitboss.journal) once this many bytes were journalled
+# after the last one, written between rounds: a boot replays at most that plus the round
+# in play. Measured on the emulated Pico (issue 11's 2 s boot): re-applying 18.8 KB of a
+# session's records took 1,442 ms of the boot; a checkpoint is ~200 bytes.
+_CHECKPOINT_BYTES = const(4096)
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
@@ -162,23 +169,32 @@ class Controller:
     def boot(self):
         """Load tilts, keys, journal and meters; replay the round in play. Anything that
         cannot be trusted becomes a tilt (which persists) instead of a guess."""
-        rep = {"replayed": 0, "torn": 0, "meters_recovered": 0}
+        # ms: each step's chip time (the `mem` reply carries it): issue 11's boot budget
+        # is 2 s from reset to the first line, and a full journal is where it goes.
+        ms = {}
+        rep = {"replayed": 0, "torn": 0, "meters_recovered": 0, "ms": ms}
+        t = now_ms()
         self.tilt.load()
         self.auth.load()
         if self.auth.fault in ("key_corrupt", "counter_corrupt"):
             self.raise_tilt("auth_store_corrupt", self.auth.fault)
+        t = _lap(ms, "stores", t)
         if self._integrity is not None:
             bad = self._integrity()
             if bad:
                 self.raise_tilt("firmware_mismatch", "; ".join(bad)[:80])
+        t = _lap(ms, "integrity", t)
         try:
             r = self.journal.open()
             rep["torn"] = r["torn"]
+            t = _lap(ms, "journal", t)
             rep["replayed"] = self._replay()
+            t = _lap(ms, "replay", t)
         except JournalCorrupt as e:
             self.raise_tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
         except (ValueError, KeyError, TypeError) as e:  # Refused is a ValueError
             self.raise_tilt("journal_corrupt", "replay: %s" % e)
+        t = now_ms()
         try:
             self.meters.load()  # even with a damaged journal: quarantine numbers after it
             if self.journal.state == "open":
@@ -186,8 +202,10 @@ class Controller:
         except MetersCorrupt as e:
             self._meters_bad = e.reason
             self.raise_tilt("meters_corrupt", e.reason)
+        t = _lap(ms, "meters", t)
         if self.journal.state == "open":
             self._reconcile()
+        _lap(ms, "reconcile", t)
         t = self.table
         if self._lost and t is not None and not self.halted():
             # The round lost a card but its tilt did not reach flash: halt again, so the
@@ -385,7 +403,19 @@ class Controller:
             self._settle_seqs = (self._settle_seqs + [seq])[-RECALL_MAX:]
             self._hold()
             self.meters.apply(seq, ev["game"], ev["lines"])
+        if kind in ("config", "settle", "void") and not self._replaying and \
+                self.journal.since_checkpoint > _CHECKPOINT_BYTES:
+            self._checkpoint()
         return out
+
+    def _checkpoint(self):
+        # Between rounds the snapshot is small (no events). The event itself is durable
+        # already: a checkpoint that fails halts the table (as any journal write does)
+        # but does not take back the answer.
+        try:
+            self.journal.checkpoint()
+        except (OSError, JournalError) as e:
+            self.raise_tilt("storage_error", "journal checkpoint: %s" % e)
 
     def _hold(self):
         # The journal keeps every segment from the oldest of the last RECALL_MAX
@@ -977,6 +1007,18 @@ _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "vo
 # Commands that move the round; refused while a tilt is active.
 _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
                 "newround")
+
+
+def now_ms():
+    f = getattr(time, "ticks_ms", None)  # MicroPython; CPython has no ticks
+    return f() if f is not None else int(time.monotonic() * 1000)
+
+
+def _lap(into, step, t0):
+    """into[step] = ms since t0 (the ticks counter wraps: small differences only)."""
+    t = now_ms()
+    into[step] = (t - t0) & 0x3FFFFFFF
+    return t
 
 
 def _nothing():

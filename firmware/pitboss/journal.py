@@ -34,6 +34,11 @@
 # kept. Each segment starts with a snapshot record supplied by the caller (the table's
 # state as of every record before it), so replay never needs a deleted segment.
 #
+# Checkpoints bound the boot: checkpoint() writes another snapshot record inside the
+# segment, and replay() starts at the newest snapshot, so a boot re-applies what came
+# after it instead of a whole segment (issue 11: a 64 KB segment re-applied took seconds
+# of a Pico's boot). A cut inside a checkpoint is a torn append like any other.
+#
 # The filesystem helpers it writes through are pitboss.osfs (OsFS is injectable so tests
 # can cut power at any byte); the A/B records for small state are pitboss.slots.
 import json
@@ -52,7 +57,7 @@ from pitboss.slots import SlotCorrupt, Slots
 # record); the trailing CRC alone cannot tell the two apart.
 _MAGIC = const(0xA5)  # neither erased flash (0xFF) nor zeroed flash (0x00)
 KIND_RECORD = const(0x52)  # 'R': an event from the table
-KIND_SNAPSHOT = const(0x53)  # 'S': the first record of every segment
+KIND_SNAPSHOT = const(0x53)  # 'S': the first record of every segment, and checkpoints
 _HDR = const(10)
 _OVERHEAD = const(14)  # header + CRC
 _REC_FMT = "<BBIH"
@@ -88,13 +93,15 @@ class JournalFull(JournalError):
 
 # ---- the journal -----------------------------------------------------------------------
 class _Seg:
-    __slots__ = ("number", "first", "last", "size")
+    __slots__ = ("number", "first", "last", "size", "snap", "snap_off")
 
-    def __init__(self, number, first, last, size):
+    def __init__(self, number, first, last, size, snap=None, snap_off=_SEG_HDR):
         self.number = number
         self.first = first  # seq of its snapshot record
         self.last = last  # seq of its last record
         self.size = size  # bytes of valid records (+ header)
+        self.snap = first if snap is None else snap  # its newest snapshot (a checkpoint)
+        self.snap_off = snap_off  # ... and where that record starts
 
 
 class Journal:
@@ -317,6 +324,7 @@ class Journal:
                                      % (path, first, expect))
             off = _SEG_HDR
             seq = first
+            snap, snap_off = first, off
             while off < size:
                 r = self._read_record(f, path, off, size, seq, seq == first)
                 if r < 0:  # torn: a valid prefix of the next record, then end of file
@@ -330,6 +338,8 @@ class Journal:
                     self._truncate(num, off)
                     size = off
                     break
+                if buf[1] == KIND_SNAPSHOT:
+                    snap, snap_off = seq, off
                 off += r
                 self.high_seq = max(self.high_seq, seq)
                 seq += 1
@@ -339,7 +349,7 @@ class Journal:
                 f.close()
                 self._drop(num, report)
                 return None
-            return _Seg(num, first, seq - 1, size)
+            return _Seg(num, first, seq - 1, size, snap, snap_off)
         finally:
             f.close()
 
@@ -351,22 +361,24 @@ class Journal:
         mv = memoryview(buf)
         avail = size - off
         n = readfull(f, mv[:min(_HDR, avail)])
-        kind_ok = KIND_SNAPSHOT if first else KIND_RECORD
         if n < _HDR:
-            # Torn inside the header: every byte there must be what record `seq` has.
+            # Torn inside the header: every byte there must be what record `seq` has
+            # (a record or, past the first, a checkpoint's snapshot).
             if n < avail:
                 raise _corrupt("bad_record", path, off)
-            want = struct.pack("<BBI", _MAGIC, kind_ok, seq)
-            if bytes(mv[:min(n, 6)]) != want[:min(n, 6)]:
+            want = struct.pack("<BBI", _MAGIC, KIND_SNAPSHOT if first else buf[1], seq)
+            if bytes(mv[:min(n, 6)]) != want[:min(n, 6)] or (
+                    n > 1 and not first and buf[1] not in (KIND_RECORD, KIND_SNAPSHOT)):
                 raise _corrupt("bad_record", path, off)
             return -1
         magic, kind, rseq, length = struct.unpack_from(_REC_FMT, buf, 0)
         (hchk,) = struct.unpack_from("<H", buf, 8)
         if magic != _MAGIC or hchk != crc32(mv[:8]) & 0xFFFF or length > self.max_payload:
             raise _corrupt("bad_record", path, off)
-        if kind != kind_ok:
-            raise _corrupt("bad_snapshot" if first or kind == KIND_SNAPSHOT
-                           else "bad_record", path, off)
+        if first and kind != KIND_SNAPSHOT:
+            raise _corrupt("bad_snapshot", path, off)
+        if not first and kind != KIND_RECORD and kind != KIND_SNAPSHOT:
+            raise _corrupt("bad_record", path, off)
         if rseq != seq:
             raise _corrupt("sequence_gap", path, off, " (seq %d, expected %d)" % (rseq, seq))
         total = _OVERHEAD + length
@@ -446,9 +458,38 @@ class Journal:
         n = _OVERHEAD + len(data)
         if not self._segs or self._segs[-1].size + n > self.segment_size:
             self._rotate()
+        return self._write(KIND_RECORD, data)
+
+    def checkpoint(self):
+        """Write the snapshot callable's state as a record of the newest segment, so that
+        replay() starts there (see the module comment). Call it where the state is small
+        (between rounds). Returns its seq, or None if the segment has no room for it (the
+        next append starts a segment, which begins with a snapshot anyway)."""
+        self._ready()
+        if not self._segs or self.snapshot is None:
+            return None
         seg = self._segs[-1]
+        data = self._check_payload(self.snapshot(self.next_seq), "snapshot")
+        if seg.size + _OVERHEAD + len(data) > self.segment_size:
+            return None
+        off = seg.size
+        seq = self._write(KIND_SNAPSHOT, data)
+        seg.snap, seg.snap_off = seq, off
+        return seq
+
+    @property
+    def since_checkpoint(self):
+        """Bytes of records after the newest snapshot: what a boot would re-apply."""
+        if not self._segs:
+            return 0
+        seg = self._segs[-1]
+        return seg.size - seg.snap_off
+
+    def _write(self, kind, data):
+        seg = self._segs[-1]
+        n = _OVERHEAD + len(data)
         seq = self.next_seq
-        rec = self._frame(KIND_RECORD, seq, data)
+        rec = self._frame(kind, seq, data)
         fs = self.fs
         try:
             f = fs.open(self._name(seg.number), "ab")
@@ -543,11 +584,16 @@ class Journal:
                 yield rec
 
     def replay(self):
-        """Recovery: the newest snapshot, then every record after it."""
+        """Recovery: the newest snapshot (a checkpoint, or the newest segment's first
+        record), then every record after it."""
         self._ready()
         if not self._segs:
             return iter(())
-        return self.records(self._segs[-1].first)
+        return self._replay(self._segs[-1])
+
+    def _replay(self, seg):
+        for rec in self._iter_segment(seg, seg.snap, seg.snap_off):
+            yield rec[:3]
 
     def last(self, n, match=None, seqs=False, tick=None):
         """The last n records (or the last n for which match(kind, payload) is true), oldest
@@ -579,13 +625,15 @@ class Journal:
             out = ring[pos:] + ring[:pos] + out
         return out
 
-    def _iter_segment(self, seg, start_seq):
+    def _iter_segment(self, seg, start_seq, start_off=_SEG_HDR):
+        """The segment's records from start_seq; start_off, if given, is where record
+        start_seq begins (a checkpoint's offset), so the ones before it are not read."""
         path = self._name(seg.number)
         f = self.fs.open(path, "rb")
         try:
-            f.seek(_SEG_HDR)
-            off = _SEG_HDR
-            seq = seg.first
+            f.seek(start_off)
+            off = start_off
+            seq = seg.first if start_off == _SEG_HDR else start_seq
             while off < seg.size:
                 r = self._read_record(f, path, off, seg.size, seq, seq == seg.first)
                 if r < 0:  # it was whole at open(): changed under us
