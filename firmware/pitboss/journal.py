@@ -63,6 +63,7 @@ _OVERHEAD = const(14)  # header + CRC
 _REC_FMT = "<BBIH"
 # segment header: b"PBJ1", u32 segment number, u32 first seq, u32 CRC-32 of the 12 bytes
 _SEG_MAGIC = b"PBJ1"
+_CHUNK = const(256)  # the read buffer: a header, or a piece of a record's payload
 _SEG_HDR = const(16)
 _SEG_FMT = "<4sII"
 _SUFFIX = ".jnl"
@@ -138,9 +139,15 @@ class Journal:
         self.segment_size = segment_size
         self.keep = keep
         self.max_payload = max_payload
-        # One buffer each for writing and reading records, allocated once.
-        self._wbuf = bytearray(_OVERHEAD + max_payload)
-        self._rbuf = bytearray(_OVERHEAD + max_payload)
+        # Small buffers, allocated once: a record is written as header, payload, CRC (no
+        # copy of the payload) and read piece by piece with a running CRC, so no buffer
+        # the size of the largest record is held (issue 11: two of them were 12 KB of a
+        # Pico's heap for good).
+        self._wbuf = bytearray(_HDR)
+        self._rbuf = bytearray(_CHUNK)
+        self._kind = 0  # the last record _read_record() read: its kind, CRC, payload
+        self._crc = 0
+        self._payload = None
         self._segs = []
         self._next_number = 1
         self.next_seq = 1
@@ -338,7 +345,7 @@ class Journal:
                     self._truncate(num, off)
                     size = off
                     break
-                if buf[1] == KIND_SNAPSHOT:
+                if self._kind == KIND_SNAPSHOT:
                     snap, snap_off = seq, off
                 off += r
                 self.high_seq = max(self.high_seq, seq)
@@ -353,10 +360,11 @@ class Journal:
         finally:
             f.close()
 
-    def _read_record(self, f, path, off, size, seq, first):
+    def _read_record(self, f, path, off, size, seq, first, keep=False):
         """Read and check the record at off (f positioned there). Returns its length, or
         -1 if the rest of the file is a valid prefix of record `seq` (a torn append).
-        Raises JournalCorrupt for anything else."""
+        Raises JournalCorrupt for anything else. Its kind and CRC are left in _kind and
+        _crc, and with keep=True its payload (bytes) in _payload."""
         buf = self._rbuf
         mv = memoryview(buf)
         avail = size - off
@@ -385,11 +393,28 @@ class Journal:
         if avail < total:
             # A complete, self-consistent header and a body cut short: a torn append.
             return -1
-        if readfull(f, mv[_HDR:total]) != total - _HDR:
+        crc = crc32(mv[:_HDR])
+        if keep:  # the payload the caller keeps: read as one bytes object, no copy
+            data = f.read(length)
+            if len(data) != length:
+                raise _corrupt("bad_record", path, off)
+            crc = crc32(data, crc)
+            self._payload = data
+        else:
+            left = length
+            while left:
+                k = min(left, _CHUNK)
+                if readfull(f, mv[:k]) != k:
+                    raise _corrupt("bad_record", path, off)
+                crc = crc32(mv[:k], crc)
+                left -= k
+        if readfull(f, mv[:4]) != 4:
             raise _corrupt("bad_record", path, off)
-        (crc,) = struct.unpack_from("<I", buf, total - 4)
-        if crc != crc32(mv[:total - 4]):
+        (stored,) = struct.unpack_from("<I", buf, 0)
+        if stored != crc:
             raise _corrupt("bad_record", path, off)
+        self._kind = kind
+        self._crc = stored
         return total
 
     def _drop(self, num, report):
@@ -435,14 +460,19 @@ class Journal:
                 if self._state == "corrupt" else "a write failed; reopen"))
 
     def _frame(self, kind, seq, data):
+        """The record's header (in _wbuf) and its trailing CRC-32, for writing as header,
+        payload, CRC: three writes in order, one record (a cut leaves a prefix of it,
+        as a cut inside one write does)."""
         buf = self._wbuf
-        n = len(data)
-        struct.pack_into(_REC_FMT, buf, 0, _MAGIC, kind, seq, n)
-        mv = memoryview(buf)
-        struct.pack_into("<H", buf, 8, crc32(mv[:8]) & 0xFFFF)
-        buf[_HDR:_HDR + n] = data
-        struct.pack_into("<I", buf, _HDR + n, crc32(mv[:_HDR + n]))
-        return mv[:_OVERHEAD + n]
+        struct.pack_into(_REC_FMT, buf, 0, _MAGIC, kind, seq, len(data))
+        struct.pack_into("<H", buf, 8, crc32(memoryview(buf)[:8]) & 0xFFFF)
+        return buf, struct.pack("<I", crc32(data, crc32(buf)))
+
+    def _write_record(self, f, kind, seq, data):
+        head, tail = self._frame(kind, seq, data)
+        f.write(head)
+        f.write(data)
+        f.write(tail)
 
     def _check_payload(self, data, what):
         data = as_bytes(data, what)
@@ -489,12 +519,11 @@ class Journal:
         seg = self._segs[-1]
         n = _OVERHEAD + len(data)
         seq = self.next_seq
-        rec = self._frame(kind, seq, data)
         fs = self.fs
         try:
             f = fs.open(self._name(seg.number), "ab")
             try:
-                f.write(rec)
+                self._write_record(f, kind, seq, data)
                 fs.fsync(f)
             finally:
                 f.close()
@@ -541,18 +570,17 @@ class Journal:
         num = self._segs[-1].number + 1 if self._segs else self._next_number
         head = struct.pack(_SEG_FMT, _SEG_MAGIC, num, seq)
         head += struct.pack("<I", crc32(head))
-        rec = self._frame(KIND_SNAPSHOT, seq, snap)
         fs = self.fs
         try:
             f = fs.open(self._name(num), "wb")
             try:
                 f.write(head)
-                f.write(rec)
+                self._write_record(f, KIND_SNAPSHOT, seq, snap)
                 fs.fsync(f)
             finally:
                 f.close()
             fs.sync_dir(self.path)
-            self._segs.append(_Seg(num, seq, seq, _SEG_HDR + len(rec)))
+            self._segs.append(_Seg(num, seq, seq, _SEG_HDR + _OVERHEAD + len(snap)))
             self._next_number = num + 1
             self.next_seq = seq + 1
             self._save_commit(seq)
@@ -635,12 +663,13 @@ class Journal:
             off = start_off
             seq = seg.first if start_off == _SEG_HDR else start_seq
             while off < seg.size:
-                r = self._read_record(f, path, off, seg.size, seq, seq == seg.first)
+                keep = seq >= start_seq
+                r = self._read_record(f, path, off, seg.size, seq, seq == seg.first, keep)
                 if r < 0:  # it was whole at open(): changed under us
                     raise _corrupt("bad_record", path, off)
-                if seq >= start_seq:
-                    yield (seq, self._rbuf[1], bytes(memoryview(self._rbuf)[_HDR:r - 4]),
-                           struct.unpack_from("<I", self._rbuf, r - 4)[0])
+                if keep:
+                    data, self._payload = self._payload, None
+                    yield (seq, self._kind, data, self._crc)
                 off += r
                 seq += 1
         finally:
