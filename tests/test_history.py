@@ -76,6 +76,10 @@ def test_checkpoints_bound_what_a_boot_replays(tmp_path):
     assert status(t2) == before and t2.commands(["meters"])[0] == meters
     assert t2.app.boot["replayed"] == len(replayed) < 60
     assert recall(t2) == recall(t)
+    # The last settlements' seqs (what the journal must keep for recall) came with the
+    # snapshot and the replay, not from a scan back, and match what the table had.
+    assert t2.app.ctl._settle_seqs == ctl._settle_seqs == ctl.journal.last(
+        50, lambda k, p: b'"ev":"settle"' in p, seqs=True)
 
 
 def test_repeated_wagers_keep_the_snapshot_bounded_and_the_table_alive(tmp_path):

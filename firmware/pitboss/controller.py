@@ -67,8 +67,9 @@ CLOCK_MAX = 4102444800  # 2100-01-01
 # A checkpoint (a snapshot record, pitboss.journal) once this many bytes were journalled
 # after the last one, written between rounds: a boot replays at most that plus the round
 # in play. Measured on the emulated Pico (issue 11's 2 s boot): re-applying 18.8 KB of a
-# session's records took 1,442 ms of the boot; a checkpoint is ~200 bytes.
-_CHECKPOINT_BYTES = const(4096)
+# session's records took 1,442 ms of the boot, 346 ms with checkpoints every 4 KB; a
+# checkpoint is ~200-500 bytes.
+_CHECKPOINT_BYTES = const(2048)
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
@@ -188,6 +189,7 @@ class Controller:
             r = self.journal.open()
             rep["torn"] = r["torn"]
             t = _lap(ms, "journal", t)
+            self._settle_seqs = None  # from the newest snapshot and the replay after it
             rep["replayed"] = self._replay()
             t = _lap(ms, "replay", t)
         except JournalCorrupt as e:
@@ -205,6 +207,8 @@ class Controller:
         t = _lap(ms, "meters", t)
         if self.journal.state == "open":
             self._reconcile()
+        elif self._settle_seqs is None:  # a corrupt journal: nothing to recall yet
+            self._settle_seqs = []
         _lap(ms, "reconcile", t)
         t = self.table
         if self._lost and t is not None and not self.halted():
@@ -236,7 +240,10 @@ class Controller:
                 self.auth.restore_counter(self._jctr)
             except OSError:
                 self.raise_tilt("storage_error", "auth counter could not be restored")
-        self._settle_seqs = self.journal.last(RECALL_MAX, _is_settle, seqs=True)
+        if self._settle_seqs is None:
+            # No snapshot carried them (one written before they were): scan back for them,
+            # a read of up to every segment (137 ms of a Pico's boot for one).
+            self._settle_seqs = self.journal.last(RECALL_MAX, _is_settle, seqs=True)
         self._hold()
         if self.journal.full:
             self.raise_tilt("journal_full", "export and acknowledge the journal")
@@ -286,6 +293,8 @@ class Controller:
             snap["events"] = self._events
         if self.shoe_last is not None:
             snap["shoe"] = list(self.shoe_last)
+        if self._settle_seqs is not None:
+            snap["settles"] = self._settle_seqs  # so a boot need not scan back for them
         return _compact(snap)
 
     def _restore(self, snap, seq=0):
@@ -299,6 +308,8 @@ class Controller:
         self._lost = None
         shoe = snap.get("shoe")
         self.shoe_last = tuple(shoe) if shoe else None
+        settles = snap.get("settles")
+        self._settle_seqs = list(settles) if type(settles) is list else None
         if snap.get("cfg") is None:
             return
         self.table = Table(snap["cfg"], rng=self._rng)
@@ -399,10 +410,15 @@ class Controller:
                 self._hidden_from = seq
         elif kind in ("config", "new", "settle", "void"):
             self._hidden_from = 0
-        if kind == "settle" and not self._replaying:
+        if kind in ("settle", "void") and self._settle_seqs is not None:
+            # What recall shows and the journal must keep (_is_settle): live, and in a
+            # replay on top of the snapshot's list.
             self._settle_seqs = (self._settle_seqs + [seq])[-RECALL_MAX:]
+        if kind == "settle" and not self._replaying:
             self._hold()
             self.meters.apply(seq, ev["game"], ev["lines"])
+        elif kind == "void" and not self._replaying:
+            self._hold()
         if kind in ("config", "settle", "void") and not self._replaying and \
                 self.journal.since_checkpoint > _CHECKPOINT_BYTES:
             self._checkpoint()
