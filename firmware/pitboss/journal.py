@@ -394,6 +394,20 @@ class Journal:
             # A complete, self-consistent header and a body cut short: a torn append.
             return -1
         crc = crc32(mv[:_HDR])
+        if length + 4 <= _CHUNK:
+            # Most records: payload and CRC in one read (each read is ~0.3 ms of a
+            # Pico's littlefs, whatever its size).
+            if readfull(f, mv[:length + 4]) != length + 4:
+                raise _corrupt("bad_record", path, off)
+            crc = crc32(mv[:length], crc)
+            (stored,) = struct.unpack_from("<I", buf, length)
+            if stored != crc:
+                raise _corrupt("bad_record", path, off)
+            if keep:
+                self._payload = bytes(mv[:length])
+            self._kind = kind
+            self._crc = stored
+            return total
         if keep:  # the payload the caller keeps: read as one bytes object, no copy
             data = f.read(length)
             if len(data) != length:
@@ -595,12 +609,8 @@ class Journal:
     def records(self, start_seq=0):
         """Yield (seq, kind, payload_bytes) in sequence order from start_seq (or the
         oldest kept record), reading one record at a time."""
-        self._ready()
-        for seg in list(self._segs):
-            if seg.last < start_seq:
-                continue
-            for rec in self._iter_segment(seg, start_seq):
-                yield rec[:3]
+        for rec in self.records_crc(start_seq):
+            yield rec[:3]
 
     def records_crc(self, start_seq=0):
         """As records(), with each record's stored CRC-32 as a fourth item (an export)."""
@@ -608,7 +618,13 @@ class Journal:
         for seg in list(self._segs):
             if seg.last < start_seq:
                 continue
-            for rec in self._iter_segment(seg, start_seq):
+            if seg.snap <= start_seq:
+                # From the segment's newest checkpoint, not its start (meters' recovery
+                # at boot starts right there).
+                it = self._iter_segment(seg, start_seq, seg.snap_off, seg.snap)
+            else:
+                it = self._iter_segment(seg, start_seq)
+            for rec in it:
                 yield rec
 
     def replay(self):
@@ -620,7 +636,7 @@ class Journal:
         return self._replay(self._segs[-1])
 
     def _replay(self, seg):
-        for rec in self._iter_segment(seg, seg.snap, seg.snap_off):
+        for rec in self._iter_segment(seg, seg.snap, seg.snap_off, seg.snap):
             yield rec[:3]
 
     def last(self, n, match=None, seqs=False, tick=None):
@@ -653,15 +669,16 @@ class Journal:
             out = ring[pos:] + ring[:pos] + out
         return out
 
-    def _iter_segment(self, seg, start_seq, start_off=_SEG_HDR):
-        """The segment's records from start_seq; start_off, if given, is where record
-        start_seq begins (a checkpoint's offset), so the ones before it are not read."""
+    def _iter_segment(self, seg, start_seq, start_off=_SEG_HDR, off_seq=None):
+        """The segment's records from start_seq. Reading begins at its start, or at
+        start_off where record off_seq (<= start_seq; a checkpoint) begins, so the
+        records before that are not read."""
         path = self._name(seg.number)
         f = self.fs.open(path, "rb")
         try:
             f.seek(start_off)
             off = start_off
-            seq = seg.first if start_off == _SEG_HDR else start_seq
+            seq = seg.first if off_seq is None else off_seq
             while off < seg.size:
                 keep = seq >= start_seq
                 r = self._read_record(f, path, off, seg.size, seq, seq == seg.first, keep)
