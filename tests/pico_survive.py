@@ -275,7 +275,7 @@ def play_games(s, rounds, seats_of, export_dir, log, t0):
         seats = seats_of[game]
         tg, cg = time.monotonic(), s.ctl.cycles()["ns"]
         pico, local = s.configure(game, seats)
-        assert pico.get("ok") and local.get("ok"), (game, pico, local)
+        assert pico.get("ok") and local.get("ok"), (game, pico, local, s.request("tilt"))
         for i in range(rounds):
             if i % 20 == 0:
                 log("  %s round %d: %.0f s wall" % (game, i + 1, time.monotonic() - t0))

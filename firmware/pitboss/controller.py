@@ -328,10 +328,18 @@ class Controller:
         table refuses it); journal it unless replaying (then `seq` is its journal seq).
         Returns the table's answer."""
         kind = ev["ev"]
+        t = self.table
         if not self._replaying:
             # Any new segment starts now, its snapshot the state before this event.
             self._reserve()
-        t = self.table
+            if kind in ("new", "wager", "config") and (
+                    t is None or t.phase in (CONFIGURED, SETTLED)) and \
+                    self.journal.since_checkpoint > _CHECKPOINT_BYTES:
+                # A checkpoint just before the next round's first event: the snapshot is
+                # small there (no events), and the settled round it leaves behind is
+                # what this event clears anyway (status shows a settled round's cards
+                # until then, and a snapshot does not carry them).
+                self._checkpoint()
         if kind == "config":
             if t is not None and t.phase not in ("configured", SETTLED):
                 raise Refused("wrong_phase", "finish or void the round (newround) "
@@ -419,19 +427,16 @@ class Controller:
             self.meters.apply(seq, ev["game"], ev["lines"])
         elif kind == "void" and not self._replaying:
             self._hold()
-        if kind in ("config", "settle", "void") and not self._replaying and \
-                self.journal.since_checkpoint > _CHECKPOINT_BYTES:
-            self._checkpoint()
         return out
 
     def _checkpoint(self):
-        # Between rounds the snapshot is small (no events). The event itself is durable
-        # already: a checkpoint that fails halts the table (as any journal write does)
-        # but does not take back the answer.
+        # Before the event is applied: a failed write refuses it, changing nothing.
         try:
             self.journal.checkpoint()
         except (OSError, JournalError) as e:
             self.raise_tilt("storage_error", "journal checkpoint: %s" % e)
+            raise Refused("storage_error", "the journal could not be written; the table "
+                          "is halted")
 
     def _hold(self):
         # The journal keeps every segment from the oldest of the last RECALL_MAX
@@ -1027,7 +1032,7 @@ _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
 
 def now_ms():
     f = getattr(time, "ticks_ms", None)  # MicroPython; CPython has no ticks
-    return f() if f is not None else int(time.monotonic() * 1000)
+    return f() if f is not None else int(time.time() * 1000)
 
 
 def _lap(into, step, t0):

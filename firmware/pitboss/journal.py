@@ -147,7 +147,7 @@ class Journal:
         self._rbuf = bytearray(_CHUNK)
         self._kind = 0  # the last record _read_record() read: its kind, CRC, payload
         self._crc = 0
-        self._payload = None
+        self._payload = b""
         self._segs = []
         self._next_number = 1
         self.next_seq = 1
@@ -685,7 +685,7 @@ class Journal:
                 if r < 0:  # it was whole at open(): changed under us
                     raise _corrupt("bad_record", path, off)
                 if keep:
-                    data, self._payload = self._payload, None
+                    data, self._payload = self._payload, b""
                     yield (seq, self._kind, data, self._crc)
                 off += r
                 seq += 1
