@@ -1,7 +1,8 @@
 """The board tier on the emulated Raspberry Pi Pico, run in the background.
 
 The emulator is a Node process doing all the work while this side waits on its serial
-port, so the Pico's jobs run in a thread from the end of collection (conftest.py) while
+port, so the Pico's jobs run from a thread (each in one worker process: PicoTier says
+why) from the end of collection (conftest.py) while
 the rest of the suite uses the other core; tests/test_pico_board.py asserts on each job's
 result when it gets there. One flashed Pico does the jobs in order; the power-cut jobs run
 on a second Pico started from a copy of the first one's flash taken right after flashing.
@@ -111,6 +112,13 @@ class Pico:
 
 
 class PicoTier:
+    """The session's Pico jobs, run one after another by a thread of this process, each
+    in a worker process of its own (one for all the jobs, so the flashed Pico carries
+    from job to job): the jobs check the Pico against the firmware on CPython, and the
+    foreground tests patch that firmware's module state (tests/test_tables.py patches
+    the evaluator's tables), which a reference in this process would settle with (in a
+    CI run on 2026-12-01 the survive job's CPython twin tilted where the Pico did not,
+    most likely so)."""
     _instance = None
     _lock = threading.Lock()
 
@@ -137,8 +145,7 @@ class PicoTier:
         self.base = Path(tempfile.mkdtemp(prefix="pitboss-pico-tier-"))
         self.futures = {j: concurrent.futures.Future() for j in JOBS}
         self.thread = threading.Thread(target=self._run, name="pico-tier", daemon=True)
-        self.boards = []
-        self.a = None
+        self.pool = None
         self.stopping = False
 
     def start(self):
@@ -151,15 +158,20 @@ class PicoTier:
     def stop(self):
         self.stopping = True
         self.thread.join(60)
-        for b in self.boards:
-            try:
-                b.stop()
-            except Exception:
-                pass
+        if self.pool is not None:
+            if not self.thread.is_alive():
+                try:
+                    self.pool.apply(_stop_jobs)  # the boards stopped cleanly
+                except Exception:
+                    pass
+            # A worker still in a job is killed; its boards see their owner gone and
+            # stop by themselves (vboard's parent_pid).
+            self.pool.terminate()
         shutil.rmtree(self.base, ignore_errors=True)
 
-    # ---- the jobs, in order ----------------------------------------------------------
     def _run(self):
+        from host_tools import process_pool
+        self.pool = process_pool(1)
         for job in JOBS:
             fut = self.futures[job]
             if job not in self.jobs:
@@ -170,19 +182,49 @@ class PicoTier:
                 continue
             try:
                 with timeline.job("pico", job):
-                    self._job(job, fut)
+                    fut.set_result(self.pool.apply(_run_job, (str(self.base), job)))
             except BaseException as e:  # each test reports its own job's failure
                 fut.set_exception(e)
 
-    def _job(self, job, fut):
-        """One job on the flashed Pico `a` (started by "flash", the first job)."""
+
+_jobs = None  # the worker process's Jobs
+
+
+def _run_job(base, job):
+    global _jobs
+    if _jobs is None:
+        _jobs = Jobs(Path(base))
+    return _jobs.run(job)
+
+
+def _stop_jobs():
+    if _jobs is not None:
+        _jobs.stop()
+
+
+class Jobs:
+    """The jobs themselves, in the worker process: one flashed Pico (`a`) for all but
+    the power cuts (a second Pico) and the survive run (a third)."""
+
+    def __init__(self, base):
+        self.base = base
+        self.boards = []
+        self.a = None
+
+    def stop(self):
+        for b in self.boards:
+            try:
+                b.stop()
+            except Exception:
+                pass
+
+    def run(self, job):
         if job == "flash":
             self.a = Pico(self.base / "a")
             self.a.provisioned = False
             self.boards.append(self.a)
-            fut.set_result(self.job_flash(self.a))
-        else:
-            fut.set_result(getattr(self, "job_" + job)(self.a))
+            return self.job_flash(self.a)
+        return getattr(self, "job_" + job)(self.a)
 
     def _chip(self, pico, fn):
         """fn()'s result and the emulated chip seconds and wall seconds it took."""
