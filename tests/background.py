@@ -8,9 +8,10 @@ the job starts (in this thread, one job after another) as soon as collection has
 test that needs it, while the rest of the suite runs. The emulated Pico's own jobs have
 their own thread (tests/pico_tier.py): this one holds the virtual-board jobs.
 
-A job is a function `job(base_dir) -> result`, named in JOBS; it must not share module
-state with the foreground (the CPython reference runs in a subprocess for that reason:
-boards.virtual's simulated peripherals are process-wide).
+A job is a function `job(base_dir) -> result` (picklable), named in JOBS. Each runs in a
+worker process (one for all the jobs, started from a forkserver), not in this one: the
+foreground patches module state (tests/test_flash.py patches host_tools.flash.describe,
+tests/test_tables.py the evaluator's tables) that a job here would otherwise use.
 """
 import concurrent.futures
 import importlib
@@ -24,6 +25,7 @@ from tests import timeline
 # job name -> "module:function"
 JOBS = {
     "seeded": "tests.seeded_rounds:job",
+    "e2e": "tests.board_e2e:job",
 }
 
 
@@ -54,8 +56,13 @@ class Background:
     def shutdown(cls):
         with cls._lock:
             if cls._instance is not None:
-                cls._instance.thread.join(5)
-                shutil.rmtree(cls._instance.base, ignore_errors=True)
+                inst = cls._instance
+                inst.thread.join(5)
+                if inst.pool is not None:
+                    # A job still running is killed with its worker; its board sees its
+                    # owner gone and stops (vboard's parent_pid) or is left to the OS.
+                    inst.pool.terminate()
+                shutil.rmtree(inst.base, ignore_errors=True)
 
     def __init__(self, jobs):
         unknown = set(jobs) - set(JOBS)
@@ -64,15 +71,23 @@ class Background:
         self.jobs = [j for j in JOBS if j in jobs]
         self.futures = {j: concurrent.futures.Future() for j in self.jobs}
         self.base = Path(tempfile.mkdtemp(prefix="pitboss-background-"))
+        self.pool = None
         self.thread = threading.Thread(target=self._run, name="background", daemon=True)
         self.thread.start()
 
     def _run(self):
+        from host_tools import process_pool
+        self.pool = process_pool(1)
         for job in self.jobs:
-            mod, _, fn = JOBS[job].partition(":")
             try:
-                func = getattr(importlib.import_module(mod), fn)
                 with timeline.job("background", job):
-                    self.futures[job].set_result(func(self.base / job))
+                    self.futures[job].set_result(
+                        self.pool.apply(_run_job, (JOBS[job], str(self.base / job))))
             except BaseException as e:  # the test that asks reports it
                 self.futures[job].set_exception(e)
+
+
+def _run_job(where, base):
+    """In the worker process: JOBS' "module:function" on its base folder."""
+    mod, _, fn = where.partition(":")
+    return getattr(importlib.import_module(mod), fn)(Path(base))

@@ -85,6 +85,17 @@ def pytest_collection_modifyitems(config, items):
             raise pytest.UsageError("%s has no test tier: add it to MODULE_TIERS in "
                                     "tests/conftest.py" % mod)
         item.add_marker(tier)
+    # Tests of background jobs go last: pytest runs in order, so one of them met early
+    # would hold the foreground idle until its job ends, instead of the rest of the suite
+    # running meanwhile (the jobs start at collection: pytest_collection_finish below).
+    # (Tried on 2026-12-01 and reverted when the Picos lost their ports; that was the
+    # census's forked pool holding their port locks: host_tools.process_pool.)
+    waits = [i for i in items if i.get_closest_marker("pico") is not None or
+             i.get_closest_marker("background") is not None]
+    if waits:
+        rest = [i for i in items if i.get_closest_marker("pico") is None and
+                i.get_closest_marker("background") is None]
+        items[:] = rest + waits
 
 # ---- the emulated Pico's board tier (tests/pico_tier.py) -----------------------------
 # Its jobs start in the background as soon as collection finds a Pico test, so the

@@ -64,8 +64,8 @@ def test_checkpoints_bound_what_a_boot_replays(tmp_path):
         assert r.get("ok") is not False, r
     ctl = t.app.ctl
     assert len(ctl.journal.segments) == 1  # all in one segment: only checkpoints help
-    # A round left open: it is replayed on top of the newest checkpoint (written just
-    # before its first wager).
+    # A round left open: it is replayed on top of the newest checkpoint (written right
+    # after its first wager).
     assert all(r["ok"] for r in t.commands(["wager 1 ante=5", "wager 2 ante=5", "deal"]))
     snaps = [s for s, k, _ in ctl.journal.records() if k == J.KIND_SNAPSHOT]
     assert len(snaps) >= 3, snaps
@@ -155,7 +155,7 @@ def test_12000_newround_lines_keep_the_last_50_rounds(fifty):
     seq = t.app.ctl.journal.last_seq
     t.commands(["newround"] * 12000)
     assert recall(t) == kept
-    # The settled round closed, once, with the checkpoint written just before it
+    # The settled round closed, once, with the checkpoint written right after it
     # (docs/journal.md, "Checkpoints"): two records for 12,000 lines.
     assert t.app.ctl.journal.last_seq <= seq + 2
 

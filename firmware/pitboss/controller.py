@@ -329,17 +329,15 @@ class Controller:
         Returns the table's answer."""
         kind = ev["ev"]
         t = self.table
+        # A checkpoint once this event has opened the next round (or configured the
+        # table): the snapshot is small there (this event at most), and the settled
+        # round's cards, which status shows until now and a snapshot does not carry, are
+        # gone. Not for a refused event: a refusal writes nothing.
+        opens = not self._replaying and kind in ("new", "wager", "config") and (
+            t is None or t.phase in (CONFIGURED, SETTLED))
         if not self._replaying:
             # Any new segment starts now, its snapshot the state before this event.
             self._reserve()
-            if kind in ("new", "wager", "config") and (
-                    t is None or t.phase in (CONFIGURED, SETTLED)) and \
-                    self.journal.since_checkpoint > _CHECKPOINT_BYTES:
-                # A checkpoint just before the next round's first event: the snapshot is
-                # small there (no events), and the settled round it leaves behind is
-                # what this event clears anyway (status shows a settled round's cards
-                # until then, and a snapshot does not carry them).
-                self._checkpoint()
         if kind == "config":
             if t is not None and t.phase not in ("configured", SETTLED):
                 raise Refused("wrong_phase", "finish or void the round (newround) "
@@ -427,16 +425,17 @@ class Controller:
             self.meters.apply(seq, ev["game"], ev["lines"])
         elif kind == "void" and not self._replaying:
             self._hold()
+        if opens and self.journal.since_checkpoint > _CHECKPOINT_BYTES:
+            self._checkpoint()
         return out
 
     def _checkpoint(self):
-        # Before the event is applied: a failed write refuses it, changing nothing.
+        # After the event is durable: a checkpoint that fails halts the table (as any
+        # journal write does) but does not take back the answer.
         try:
             self.journal.checkpoint()
         except (OSError, JournalError) as e:
             self.raise_tilt("storage_error", "journal checkpoint: %s" % e)
-            raise Refused("storage_error", "the journal could not be written; the table "
-                          "is halted")
 
     def _hold(self):
         # The journal keeps every segment from the oldest of the last RECALL_MAX
