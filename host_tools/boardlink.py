@@ -4,6 +4,7 @@ mpremote's own transport does the raw-REPL work; spawning `mpremote exec` per co
 would reconnect (and soft-reset) every time, which is slow and loses board state.
 """
 import contextlib
+import io
 import json
 
 # BoardError is defined once, in vboard (the lower module: a virtual board that will not
@@ -52,7 +53,10 @@ class Board:
         for attempt in (1, 2):
             try:
                 self._t = serial_transport(device, baudrate=115200)
-                self._t.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
+                # mpremote prints what it got instead of a raw REPL prompt (the loop's
+                # banner, a refused line) before raising; the error below says it better.
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self._t.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
                 break
             except self._tr.TransportError as e:
                 with contextlib.suppress(Exception):
