@@ -421,6 +421,104 @@ def boot_per_game(base, log=print):
         s.power_off()
 
 
+def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=None):
+    """Issue 11's boot with the journal near its budget (8 x 64 KB kept until exported):
+    the CPython twin plays `game` until its journal holds `segments` segments, its
+    storage (journal, meters, tilts, auth counter) is copied onto the Pico, and the Pico
+    boots from it in production. Returns the boot's `mem` reply (its steps in chip ms,
+    and the bytes left unchecked), the chip time the main loop's idle passes took to
+    check the rest, a round dealt through UART1 while they did (settled as on CPython),
+    and `recall 50`. reuse: the base of a Pico already flashed and provisioned (the
+    survive run's): its flash and keys are copied instead of flashing again."""
+    import shutil
+
+    from host_tools.table_host import play_rounds
+
+    if reuse is not None:
+        shutil.copytree(reuse / "flash", base / "flash")
+        shutil.copytree(reuse / "keys", base / "keys")
+    s = Session(base)
+    if reuse is None:
+        s.flash_and_provision()
+    else:
+        s.local.provision(s.keys.load_key(BOARD_ID))
+    local = s.local
+    line = s.keys.sign(BOARD_ID, 'config {"game":"%s","seats":%d}' % (game, seats))
+    assert local.commands([line])[0].get("ok")
+    n = 0
+    while len(local.app.ctl.journal.segments) < segments:
+        for _ in play_rounds(local, game, seats, 1, 9000 + n):
+            n += 1
+    fig = {"game": game, "seats": seats, "rounds_on_cpython": n,
+           "segments": local.app.ctl.journal.segments}
+    root = local.root
+    files = []
+    for top, _, names in os.walk(root):
+        files += [os.path.join(top, nm) for nm in names]
+    t_copy = time.monotonic()
+    fig["bytes_copied"] = sum(os.path.getsize(f) for f in files)
+    log("twin: %d rounds, %d segments, %d bytes to copy"
+        % (n, len(fig["segments"]), fig["bytes_copied"]))
+    st = vboard.start(base / "flash", state_dir=s.state, kind="pico",
+                      parent_pid=os.getpid())  # service mode, to copy the files
+    try:
+        b = Board(st["port"])
+        try:
+            # The Pico's own journal and state (a reused board's) give way to the twin's.
+            b.exec("import os\nfor d in ('/journal', '/state'):\n try:\n  for n in "
+                   "os.listdir(d):\n   os.remove(d + '/' + n)\n except OSError:\n  pass")
+            for f in sorted(files):
+                rel = "/" + os.path.relpath(f, root).replace(os.sep, "/")
+                parts = rel.split("/")[1:-1]
+                for i in range(len(parts)):
+                    d = "/" + "/".join(parts[:i + 1])
+                    b.exec("import os\ntry:\n os.mkdir(%r)\nexcept OSError:\n pass" % d)
+                with open(f, "rb") as fh:
+                    b.write_file(rel, fh.read())
+        finally:
+            b.close()
+    finally:
+        vboard.stop(s.state)
+    fig["copy_wall_s"] = time.monotonic() - t_copy
+    t0 = time.monotonic()
+    try:
+        fig["boot"] = boot = s.power_up()
+        log("boot: %r" % boot)
+        assert boot["unchecked"] > 0, boot
+        st0 = s.request("status")
+        assert st0.get("ok") and not st0["tilts"], st0
+        # A round dealt while the idle passes check the journal: as on CPython.
+        plan, cards = s.start_round(seed=99, game=game, seats=seats)
+        s.deal(plan[1], cards, per=PER)
+        got, want = s.finish(plan)
+        assert got.get("ok") and got == want, (got, want)
+        during = s.mem()
+        fig["unchecked_after_round"] = during["unchecked"]
+        while True:
+            m = s.mem()
+            if not m["unchecked"]:
+                break
+            time.sleep(2)
+        fig["checked_at_up_ms"] = m["up_ms"]
+        fig["check_ms"] = m["up_ms"] - boot["up_ms"]  # includes the round and the mems
+        fig["mem_checked"] = m
+        st1 = s.request("status")
+        assert st1.get("ok") and not st1["tilts"], st1
+        rec = s.request("recall 50")
+        want_n = min(50, n + 1)  # the twin's rounds and the one dealt here
+        assert rec.get("ok") and len(rec["rounds"]) == want_n, str(rec)[:300]
+        want = local.commands(["recall 50"])[0]["rounds"]
+        assert [(r["round"], r["result"]) for r in rec["rounds"]] == \
+            [(r["round"], r["result"]) for r in want], "recall differs from CPython's"
+        fig["recall_50"] = want_n
+        fig["min_free"] = s.min_free
+        fig["wall_s"] = time.monotonic() - t0
+        log("checked: %r" % m)
+        return fig
+    finally:
+        s.power_off()
+
+
 if __name__ == "__main__":
     import json
     import sys
@@ -435,11 +533,16 @@ if __name__ == "__main__":
     ap.add_argument("--session", action="store_true",
                     help="the whole budget: ROUNDS rounds of every game in one session, "
                          "recall 50, meters, a deck registration, LINES protocol lines")
+    ap.add_argument("--full-journal", type=int, metavar="SEGMENTS", default=0,
+                    help="boot from a journal of SEGMENTS x 64 KB (issue 11's boot "
+                    "budget at a nearly full journal)")
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--lines", type=int, default=10000)
     a = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="pitboss-pico-survive-"))
-    if a.session:
+    if a.full_journal:
+        out = full_journal(base, a.full_journal)
+    elif a.session:
         out = session(base, rounds=a.rounds, lines=a.lines)
     else:
         out = boot_per_game(base) if a.boot_per_game else run(base)

@@ -375,9 +375,16 @@ class Jobs:
 
     def job_survive(self, a):
         """tests/pico_survive.py on a Pico of its own (production mode): boot budget,
-        heap, junk on the serial line, watchdog recovery (tests/test_pico_survive.py)."""
+        heap, junk on the serial line, watchdog recovery, a boot from a long journal
+        (tests/test_pico_survive.py)."""
         from tests import pico_survive
         base = self.base / "survive"
         base.mkdir()
-        return pico_survive.run(base, log=lambda m: None)
+        fig = pico_survive.run(base, log=lambda m: None)
+        # The same Pico booted from a journal of several full segments (Pai Gow at six
+        # seats, the largest rounds): the boot reads none of them.
+        (self.base / "long-journal").mkdir()
+        fig["full_journal"] = pico_survive.full_journal(
+            self.base / "long-journal", segments=3, log=lambda m: None, reuse=base)
+        return fig
 

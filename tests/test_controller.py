@@ -195,3 +195,17 @@ def test_status_never_reveals_undealt_cards(table):
     deck = shoe_sim.shuffled_deck(5, 52)
     from pitboss.cards import name
     assert not any('"%s"' % name(c) in text for c in deck[2:12])
+
+
+def test_a_replayed_settlement_is_compared_with_the_journal_in_place():
+    # _same() stands in for a JSON round trip (which held four copies of a Pai Gow
+    # result at once on the chip): equal exactly when the JSON would be.
+    import json
+    from pitboss.controller import _same
+    for v in ({"a": (1, 2), 3: [True, None, "x"]}, {"seats": [{"seat": 1, "amount": -5}]},
+              [], {}, (1,), 0, False, "s", None):
+        assert _same(v, json.loads(json.dumps(v))), v
+    for a, b in (({"a": 1}, {"a": True}), ({"a": 1}, {"a": 1, "b": 2}), ([1, 2], [1, 2, 3]),
+                 ({"a": [1, 2]}, {"a": [1, 3]}), (1, "1"), (None, 0), ((1,), {"0": 1}),
+                 ({1: 2}, {"2": 2})):
+        assert not _same(a, b), (a, b)

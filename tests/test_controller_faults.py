@@ -183,7 +183,7 @@ BOUNDARIES = [
     (table_mod.Table, "wager"), (table_mod.Table, "deal"), (table_mod.Table, "card_in"),
     (table_mod.Table, "choose"), (table_mod.Table, "settle"), (table_mod.Table, "status"),
     (journal_mod.Journal, "append"), (journal_mod.Journal, "reserve"),
-    (journal_mod.Journal, "last"), (meters_mod.Meters, "apply"),
+    (journal_mod.Journal, "records"), (meters_mod.Meters, "apply"),
     (meters_mod.Meters, "totals"), (controller_mod, "lines_from_result"),
     (tilt_mod.Tilt, "active"), (tilt_mod.Tilt, "log"), (auth_mod.Auth, "check_line"),
     (evaluator, "score"), (evaluator, "played"),

@@ -83,6 +83,37 @@ def test_checkpoints_bound_what_a_boot_replays(tmp_path):
         50, lambda k, p: b'"ev":"settle"' in p, seqs=True)
 
 
+def test_a_boot_reads_the_journal_tail_and_idle_passes_check_the_rest(tmp_path):
+    # Issue 11: a boot checks the newest segment from its newest checkpoint only, so it
+    # costs the same whatever the journal holds; the main loop's idle passes check the
+    # rest, and damage there still becomes the journal_corrupt tilt.
+    t, conf = make(tmp_path)
+    for _ in play_rounds(t, GAME, 3, 90, 7):
+        pass
+    segs = t.app.ctl.journal.segments
+    assert len(segs) >= 3, segs
+    before = recall(t)
+    seq = status(t)["journal_seq"]
+    t2 = reboot(t)
+    unchecked = t2.app.ctl.journal.unchecked
+    assert unchecked > sum(s[3] for s in segs[:-1]), (unchecked, segs)
+    assert recall(t2) == before and status(t2)["journal_seq"] == seq
+    passes = 0
+    while t2.app.ctl.idle():
+        passes += 1
+    assert passes > 100 and t2.app.ctl.journal.unchecked == 0
+    assert not t2.app.ctl.halted() and t2.app.ctl.journal.state == "open"
+    damage(str(tmp_path / "flash" / "journal" / ("%08d.jnl" % segs[0][0])))
+    t3 = reboot(t)
+    assert not t3.app.ctl.halted()  # not read at boot
+    for _ in range(100000):
+        if not t3.app.ctl.idle():
+            break
+    assert [a["code"] for a in t3.app.ctl.active_tilts()] == ["journal_corrupt"]
+    assert t3.app.ctl.journal.state == "corrupt"
+    assert t3.commands(["wager 1 ante=5"])[0]["error"]["code"] == "tilted"
+
+
 def test_repeated_wagers_keep_the_snapshot_bounded_and_the_table_alive(tmp_path):
     t, _ = make(tmp_path)
     ctl = t.app.ctl

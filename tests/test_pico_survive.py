@@ -4,8 +4,10 @@ through the session at least 64 KB free, junk on the serial line refused whole a
 settled after it exactly as on CPython, and a hung chip reset by the watchdog into a boot
 that resumes the round from the journal, then every game in turn on the same running loop
 (each round settled as on CPython) within the heap. One run, shared by the tests below.
-The whole budget (200 rounds of every game, recall 50, meters, a deck registration,
-10,000 lines) is `python -m tests.pico_survive --session` (too long for CI)."""
+Then the same Pico boots from a journal of three full segments. The whole budget (200
+rounds of every game, recall 50, meters, a deck registration, 10,000 lines) is
+`python -m tests.pico_survive --session`, and a boot from a nearly full journal
+`python -m tests.pico_survive --full-journal 7` (too long for CI)."""
 import pytest
 
 
@@ -54,6 +56,22 @@ def test_a_hung_chip_is_reset_and_the_round_resumes_from_the_journal(fig):
     pico, local = fig["after_wdt"]
     assert pico["ok"] and pico == local
     assert fig["recall"]["ok"] and fig["meters"]["ok"]
+
+
+def test_a_boot_from_a_long_journal_reads_only_its_end(fig):
+    # Two full segments of 64 KB and a third begun (Pai Gow at six seats, a settled round
+    # last: the largest replay): the boot opens the journal from its commit record alone
+    # and replays from the newest checkpoint; the main loop's idle passes then check
+    # every record while a round is dealt.
+    fj = fig["full_journal"]
+    b = fj["boot"]
+    assert len(fj["segments"]) == 3 and fj["bytes_copied"] > 110000, fj
+    assert b["up_ms"] <= BOOT_MS, b
+    assert b["boot_ms"]["journal"] < 100, b  # a full open reads ~14 ms a KB
+    assert b["unchecked"] > 100000, b
+    assert fj["mem_checked"]["unchecked"] == 0, fj
+    assert fj["recall_50"] == min(50, fj["rounds_on_cpython"] + 1) >= 15, fj
+    assert fj["min_free"] >= MIN_FREE, fj
 
 
 def test_every_game_in_one_session_fits_the_heap(fig):

@@ -111,6 +111,11 @@ class App:
             self.shoe.resume(last[1], last[0])
 
     # ---- memory (issue 11's heap budget) ---------------------------------------------
+    def idle(self):
+        """The main loop calls this when a pass found nothing to do (Controller.idle:
+        the journal's check after a lazy boot)."""
+        self.ctl.idle()
+
     def note_mem(self):
         """The main loop calls this after each pass that did work: the lowest free heap
         seen since boot (garbage included, so a lower bound on what was really free)."""
@@ -119,10 +124,10 @@ class App:
             self.min_free = f
 
     def cmd_mem(self, args):
-        """mem: {free, alloc, min_free, max_block, up_ms} in bytes after a collection; max_block
-        (the largest single allocation that would succeed) is found by trial allocations
-        bisected between 0 and free, done only here, on request. None on a port without
-        gc.mem_free (CPython)."""
+        """mem: {free, alloc, min_free, max_block, up_ms, boot_ms, unchecked} in bytes
+        after a collection; max_block (the largest single allocation that would succeed)
+        is found by trial allocations bisected between 0 and free, done only here, on
+        request. None on a port without gc.mem_free (CPython)."""
         import time
 
         # up_ms: chip time since reset when this line is taken (the boot budget)
@@ -134,8 +139,10 @@ class App:
         if free is None:
             return {"free": None, "alloc": None, "min_free": None, "max_block": None,
                     "up_ms": up}
+        # unchecked: journal bytes the boot left for the idle passes to check (0: done)
         return {"free": free, "alloc": gc.mem_alloc(), "min_free": self.min_free,
-                "max_block": _max_block(free), "up_ms": up, "boot_ms": self.boot["ms"]}
+                "max_block": _max_block(free), "up_ms": up, "boot_ms": self.boot["ms"],
+                "unchecked": self.ctl.journal.unchecked}
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -528,6 +535,9 @@ class _Down:
     def note_mem(self):
         pass
 
+    def idle(self):
+        pass
+
     def command(self, line):
         return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
 
@@ -644,6 +654,7 @@ def pump(a, reader, data, write):
         if line is not None:
             _answer(a, line, write)
     _deal(a, write)
+    _idle(a, write)  # the VM has no idle passes of its own: a little after each burst
     a.note_mem()
 
 
@@ -652,7 +663,8 @@ def serve(a, stream, write, poll_ms=10, wdt=None):
     stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
     has one), so no input can raise a decoding error here. Each pass feeds the watchdog,
     takes every byte waiting (up to _DRAIN_MAX, then the shoe is served and the next pass
-    goes on at once), answers each complete line and deals the shoe's cards."""
+    goes on at once), answers each complete line and deals the shoe's cards; a pass in
+    which no input came does a little idle work (the journal's check after boot)."""
     import select
 
     poller = select.poll()
@@ -677,7 +689,16 @@ def serve(a, stream, write, poll_ms=10, wdt=None):
             if line is not None:
                 _answer(a, line, write)
                 a.note_mem()
+        if not got:
+            _idle(a, write)
         wait = 0 if got >= _DRAIN_MAX else poll_ms
+
+
+def _idle(a, write):
+    try:
+        a.idle()
+    except Exception as e:  # noqa: BLE001
+        write(_internal("idle", e))
 
 
 def _ready(poll, ms):

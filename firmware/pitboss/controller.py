@@ -70,6 +70,9 @@ CLOCK_MAX = 4102444800  # 2100-01-01
 # session's records took 1,442 ms of the boot, 346 ms with checkpoints every 4 KB; a
 # checkpoint is ~200-500 bytes.
 _CHECKPOINT_BYTES = const(2048)
+# Journal records idle() checks per pass (each is one ~0.3 ms littlefs read on a Pico, plus
+# 2 us a byte of CRC): a few ms, so a shoe frame arriving meanwhile waits in the UART.
+_VERIFY_RECORDS = const(4)
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
@@ -97,6 +100,31 @@ _CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_co
 
 def _compact(obj):
     return json.dumps(obj, separators=(",", ":"))
+
+
+def _same(a, b):
+    """Is `a` (what the engine returned) the value `b` (the same, read back from its JSON)
+    stands for: tuples as lists, int keys as strings, True not 1? Compared in place: a
+    replayed Pai Gow settlement compared through a JSON round trip held four copies of a
+    ~2 KB result at once, and raised MemoryError on a fragmented Pico heap (issue 11)."""
+    if isinstance(a, dict):
+        if type(b) is not dict or len(a) != len(b):
+            return False
+        for k in a:
+            kb = k if type(k) is str else str(k)
+            if kb not in b or not _same(a[k], b[kb]):
+                return False
+        return True
+    if isinstance(a, (list, tuple)):
+        if type(b) is not list or len(a) != len(b):
+            return False
+        for i in range(len(a)):
+            if not _same(a[i], b[i]):
+                return False
+        return True
+    if type(a) is bool or type(b) is bool:
+        return a is b
+    return type(a) is type(b) and a == b
 
 
 class Controller:
@@ -134,6 +162,7 @@ class Controller:
         # makes it its watchdog's feed. Measured on the emulated Pico: `recall 50` after
         # 60 rounds of 7 seats read for longer than the 8 s watchdog and reset the board.
         self.feed = _nothing
+        self._corrupt_seen = False  # idle() has raised journal_corrupt for this damage
         self._round_hw = 0  # the highest round number this board has used
         self._settle_seqs = []  # seqs of the last RECALL_MAX settlements (recall's hold)
         self._jtilts = []  # active tilts as the journal tells them (replay)
@@ -186,15 +215,20 @@ class Controller:
                 self.raise_tilt("firmware_mismatch", "; ".join(bad)[:80])
         t = _lap(ms, "integrity", t)
         try:
-            r = self.journal.open()
+            # lazy: the boot checks the newest records only (where a torn append can be);
+            # the rest are checked as they are read and by idle() after boot, so a full
+            # journal boots as fast as an empty one (issue 11; docs/journal.md).
+            r = self.journal.open(lazy=True)
             rep["torn"] = r["torn"]
             t = _lap(ms, "journal", t)
             self._settle_seqs = None  # from the newest snapshot and the replay after it
             rep["replayed"] = self._replay()
             t = _lap(ms, "replay", t)
         except JournalCorrupt as e:
+            self._corrupt_seen = True
             self.raise_tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
         except (ValueError, KeyError, TypeError) as e:  # Refused is a ValueError
+            self._corrupt_seen = True
             self.raise_tilt("journal_corrupt", "replay: %s" % e)
         t = now_ms()
         try:
@@ -387,7 +421,7 @@ class Controller:
             out = t.settle()
             lines = [list(x) for x in lines_from_result(out)]
             if self._replaying:
-                if json.loads(_compact(out)) != ev["result"] or lines != ev["lines"]:
+                if not _same(out, ev["result"]) or lines != ev["lines"]:
                     raise ValueError("settlement of round %d differs from the journal"
                                      % out["round"])
             ev = {"ev": "settle", "game": out["game"], "round": out["round"],
@@ -554,6 +588,27 @@ class Controller:
 
     def halted(self):
         return self._unrecorded is not None or self.tilt.tilted
+
+    def idle(self):
+        """One idle pass of the main loop (no input waiting): check a few more of the
+        journal records the boot left unchecked (Journal.verify, a few ms of a Pico's
+        flash). Damage found there, or by a read (recall, export), becomes the
+        journal_corrupt tilt, as at boot. Returns the bytes still unchecked."""
+        j = self.journal
+        why = "found by a read"
+        try:
+            if j.state == "open":
+                return j.verify(_VERIFY_RECORDS)
+        except JournalCorrupt as e:
+            why = "%s %s" % (e.reason, e.where)
+        except OSError as e:
+            self.raise_tilt("storage_error", "journal check: %s" % e)
+            return 0
+        if j.state == "corrupt" and not self._corrupt_seen:
+            self._corrupt_seen = True
+            self.raise_tilt("journal_corrupt", why)
+            self._show()
+        return 0
 
     def active_tilts(self):
         a = self.tilt.active()
@@ -749,8 +804,15 @@ class Controller:
         n = _int(args[0], "n") if args else 10
         if not 1 <= n <= RECALL_MAX:
             raise Refused("bad_args", "recall 1..%d rounds" % RECALL_MAX)
-        rows = Rows(self.journal, self.journal.last(n, _is_settle, seqs=True,
-                                                    tick=self.feed), self.feed)
+        seqs = self._settle_seqs
+        if seqs is None:  # (only while booting) read back through the journal
+            seqs = self.journal.last(n, _is_settle, seqs=True, tick=self.feed)
+        else:
+            # Kept as they are journalled, so recall reads only the rounds it shows
+            # (from the checkpoint before the first), not the segments before them.
+            first = self.journal.first_seq
+            seqs = [q for q in seqs[-n:] if q >= first]
+        rows = Rows(self.journal, seqs, self.feed)
         # The main loop writes the rounds out one at a time as they are read from flash
         # (pitboss.app.json_writer): 50 rounds held at once would not fit a Pico's heap.
         return {"rounds": rows if self.stream else list(rows)}
@@ -881,6 +943,8 @@ class Controller:
             self._events = []
             self._lost = None
             self.journal.quarantine(self.meters.seq + 1)
+            self._corrupt_seen = False
+            self._settle_seqs = []  # they were in the journal set aside
         cleared = self.tilt.clear(args[0], args[1] if len(args) > 1 else None)
         if cleared:
             self._log_event({"ev": "tilt_clear", "codes": cleared, "op": args[0]})

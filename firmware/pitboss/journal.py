@@ -39,10 +39,17 @@
 # after it instead of a whole segment (issue 11: a 64 KB segment re-applied took seconds
 # of a Pico's boot). A cut inside a checkpoint is a torn append like any other.
 #
+# open(lazy=True) bounds the rest of it: a boot checks segment headers and the newest
+# segment from the checkpoint the commit record names (where a torn append can be); the
+# older records are checked when read and by verify(), called from the main loop's idle
+# passes, so a full journal opens as fast as an empty one (a full open reads ~14 ms a KB
+# on a Pico: seconds for 8 x 64 KB).
+#
 # The filesystem helpers it writes through are pitboss.osfs (OsFS is injectable so tests
 # can cut power at any byte); the A/B records for small state are pitboss.slots.
 import json
 import struct
+from array import array
 from binascii import crc32
 
 from pitboss.compat import const
@@ -70,6 +77,10 @@ _SUFFIX = ".jnl"
 _FIX = ".fix"  # a repaired copy of the newest segment, being renamed over it
 _BAD = ".bad"  # a segment set aside by quarantine()
 _COPY = const(256)  # bytes per step when copying a segment prefix (no big buffers)
+# Checkpoints remembered per segment (8 bytes each): at one per 2 KB of a 64 KB segment,
+# every one; past that, reading begins at an earlier one.
+_MAX_CPS = const(40)
+_TO_EOF = const(0x7FFFFFFF)  # a size/vend not looked up yet: the file's size (_sized())
 
 
 class JournalError(Exception):
@@ -94,7 +105,8 @@ class JournalFull(JournalError):
 
 # ---- the journal -----------------------------------------------------------------------
 class _Seg:
-    __slots__ = ("number", "first", "last", "size", "snap", "snap_off")
+    __slots__ = ("number", "first", "last", "size", "snap", "snap_off", "cps", "vend",
+                 "vseq", "hdr_ok")
 
     def __init__(self, number, first, last, size, snap=None, snap_off=_SEG_HDR):
         self.number = number
@@ -103,6 +115,45 @@ class _Seg:
         self.size = size  # bytes of valid records (+ header)
         self.snap = first if snap is None else snap  # its newest snapshot (a checkpoint)
         self.snap_off = snap_off  # ... and where that record starts
+        # Where reading may begin: (seq, offset) of each snapshot record known so far,
+        # flattened (recall and meters' recovery seek to the nearest one before them).
+        self.cps = array("I", (first, _SEG_HDR))
+        # Left unchecked by open(lazy=True): records from the start up to offset vend
+        # (0: none), where record vseq must begin (verify() checks them).
+        self.vend = 0
+        self.vseq = 0
+        self.hdr_ok = True  # False: its header is verify()'s to check (open from commit)
+
+    def note_cp(self, seq, off):
+        if seq >= self.snap:
+            self.snap, self.snap_off = seq, off
+        cps = self.cps
+        i = len(cps)
+        if i >= _MAX_CPS * 2:
+            return
+        # Kept in seq order: verify() finds the older checkpoints of the newest segment
+        # after open() noted its newer ones.
+        j = i
+        while j > 0 and cps[j - 2] > seq:
+            j -= 2
+        if j > 0 and cps[j - 2] == seq:
+            return  # known already
+        cps.append(0)
+        cps.append(0)
+        while i > j:
+            cps[i] = cps[i - 2]
+            cps[i + 1] = cps[i - 1]
+            i -= 2
+        cps[j] = seq
+        cps[j + 1] = off
+
+    def seek(self, seq):
+        """(seq, offset) of the newest known snapshot record at or before `seq`."""
+        cps = self.cps
+        i = len(cps) - 2
+        while i > 0 and cps[i] > seq:
+            i -= 2
+        return cps[i], cps[i + 1]
 
 
 class Journal:
@@ -158,6 +209,12 @@ class Journal:
         self.committed = 0  # the last seq the commit record says was written
         self.acked = 0  # the last seq an export acknowledged
         self.meta = {}  # the owner's small ints, saved in the commit record
+        self._cp = None  # the commit record's newest snapshot: [segment, offset, seq]
+        self._cend = None  # ... the newest segment's size, and [number, first seqs...]
+        self._csegs = None
+        self._vnum = 0  # verify(): the segment it is in, the offset and seq it reached
+        self._voff = 0
+        self._vseq = 0
         self.retain = retain
         self.hold_from = 0  # with retain: records from here on are never deleted (0: none)
 
@@ -177,17 +234,35 @@ class Journal:
     @property
     def segments(self):
         """[(number, first_seq, last_seq, bytes)], oldest first."""
-        return [(s.number, s.first, s.last, s.size) for s in self._segs]
+        return [(s.number, s.first, s.last, self._sized(s).size) for s in self._segs]
+
+    def _sized(self, seg):
+        # A sealed segment opened from the commit record: its size is looked up when first
+        # needed (a stat is a littlefs path walk, ~3-6 ms on a Pico; a boot needs none).
+        if seg.size == _TO_EOF:
+            seg.size = self.fs.size(self._name(seg.number))
+            if seg.vend == _TO_EOF:
+                seg.vend = seg.size
+        return seg
 
     # -- recovery --
-    def open(self):
+    def open(self, lazy=False):
         """Scan, verify and repair the journal. Returns a dict of what recovery did
         ({'torn': bytes discarded, 'dropped': segments removed as torn, 'fixed': leftover
-        .fix files handled, 'pruned': old segments removed}). Raises JournalCorrupt (the
-        journal then stays unusable until quarantine())."""
+        .fix files handled, 'pruned': old segments removed}). Raises JournalCorrupt (the journal then stays unusable until
+        quarantine()).
+
+        lazy=True (a boot): where the commit record names the segments on flash, read
+        only what follows the last record it names (where a torn append can be);
+        otherwise check every segment's header and the newest segment's records from
+        its newest checkpoint. What is not read now (`unchecked` bytes) is checked when
+        it is read, and all of it by verify(), which the owner calls until it returns 0
+        (the main loop's idle passes). A boot then costs the same whatever the journal
+        holds."""
         fs = self.fs
         self._segs = []
         self._state = "closed"
+        self._vnum = 0
         report = {"torn": 0, "dropped": 0, "fixed": 0, "pruned": 0}
         makedirs(fs, self.path)
         names = fs.listdir(self.path)
@@ -217,7 +292,9 @@ class Journal:
         self.high_seq = 0
         try:
             self._load_commit()
-            self._scan(numbers, report)
+            if not (lazy and self._from_commit(numbers, report)):
+                self._segs = []
+                self._scan(numbers, report, lazy)
             last = self._segs[-1].last if self._segs else 0
             if last < self.committed:
                 # Whole records (or segments) are gone that were written and synced: not
@@ -249,8 +326,20 @@ class Journal:
             if type(last) is not int or type(ack) is not int or not 0 <= ack <= last \
                     or not isinstance(meta, dict):
                 raise ValueError("values")
+            cp = c.get("cp")  # [segment, offset, seq] of the newest snapshot record
+            end = c.get("end")  # the newest segment's size after record `last`
+            segs = c.get("segs")  # [oldest segment's number, each one's first seq...]
+            for v, n in ((cp, 3), (segs, 0)):
+                if v is not None and (type(v) is not list or (n and len(v) != n) or
+                                      [x for x in v if type(x) is not int or x < 0]):
+                    raise ValueError("cp/segs")
+            if end is not None and (type(end) is not int or end < 0):
+                raise ValueError("end")
         except (SlotCorrupt, ValueError, KeyError, TypeError) as e:
             raise JournalCorrupt("bad_commit", "%s/commit: %s" % (self.path, e))
+        self._cp = cp
+        self._cend = end
+        self._csegs = segs
         self.committed = last
         self.acked = ack
         self.meta = meta
@@ -258,7 +347,15 @@ class Journal:
     def _save_commit(self, last):
         if self._commit is None:
             return
-        self._commit.save(json.dumps({"last": last, "ack": self.acked, "meta": self.meta}))
+        c = {"last": last, "ack": self.acked, "meta": self.meta}
+        if self._segs:
+            # What open(lazy=True) needs to start without reading any segment but the
+            # newest one's end: its newest checkpoint, its size, each segment's first seq.
+            seg = self._segs[-1]
+            c["cp"] = [seg.number, seg.snap_off, seg.snap]
+            c["end"] = seg.size
+            c["segs"] = [self._segs[0].number] + [x.first for x in self._segs]
+        self._commit.save(json.dumps(c))
         self.committed = last
 
     def _deletable(self, seg):
@@ -293,49 +390,173 @@ class Journal:
                 raise
         return seq
 
-    def _scan(self, numbers, report):
-        expect = None  # the seq the next segment must start with
+    def _from_commit(self, numbers, report):
+        """open(lazy=True) from the commit record alone: the segments it names are the
+        ones on flash, so nothing is read but the newest segment past `end` (a record
+        synced before a cut kept the commit record from naming it, or a torn append).
+        Everything up to `end` is verify()'s (and any read's) to check, headers included.
+        False (nothing changed) where the commit record and the flash do not line up:
+        open() then reads the headers and the newest segment itself."""
+        cs, cp, end, last = self._csegs, self._cp, self._cend, self.committed
+        if not cs or cp is None or end is None or len(cs) != len(numbers) + 1:
+            return False
+        for i in range(len(numbers)):
+            if numbers[i] != cs[0] + i or (i and cs[i + 1] <= cs[i]):
+                return False
+        num = numbers[-1]
+        first = cs[-1]
+        if cp[0] != num or not first <= cp[2] <= last or not _SEG_HDR <= cp[1] < end:
+            return False
+        path = self._name(num)
+        size = self.fs.size(path)
+        if size < end:
+            return False  # shorter than it was: open() says what happened
+        segs = []
+        for i in range(len(numbers) - 1):
+            seg = _Seg(numbers[i], cs[i + 1], cs[i + 2] - 1, _TO_EOF)
+            seg.vend, seg.vseq, seg.hdr_ok = _TO_EOF, cs[i + 2], False
+            segs.append(seg)
+        seg = _Seg(num, first, last, end)
+        if cp[2] != first:
+            seg.note_cp(cp[2], cp[1])
+        seg.vend, seg.vseq, seg.hdr_ok = end, last + 1, False
+        segs.append(seg)
+        if size > end:
+            f = self.fs.open(path, "rb")
+            try:
+                f.seek(end)
+                off, seq = end, last + 1
+                while off < size:
+                    r = self._read_record(f, path, off, size, seq, False)
+                    if r < 0:  # torn: the append after the last one committed
+                        f.close()
+                        report["torn"] += size - off
+                        self._truncate(num, off)
+                        break
+                    if self._kind == KIND_SNAPSHOT:
+                        seg.note_cp(seq, off)
+                    off += r
+                    seq += 1
+            except JournalCorrupt:
+                return False  # open() reads it all and decides
+            finally:
+                f.close()
+            seg.size, seg.last = off, seq - 1
+        self._segs = segs
+        self.high_seq = max(self.high_seq, seg.last)
+        return True
+
+    def _scan(self, numbers, report, lazy=False):
+        expect = None  # the seq the next segment must start with (None: unknown yet)
+        segs = self._segs
         for i, num in enumerate(numbers):
             newest = i == len(numbers) - 1
             if i and num != numbers[i - 1] + 1:
                 raise JournalCorrupt("missing_segment", _name_of(numbers[i - 1] + 1, _SUFFIX))
-            seg = self._scan_segment(num, expect, newest, report)
-            if seg is None:  # the newest segment was a torn rotation: removed
+            if lazy and not newest:
+                # Sealed: its header now, its records later (verify(), or when read). It
+                # ends where the next segment begins.
+                seg = self._header(num, expect)
+                self._seal(seg)
+                seg.vend = self.fs.size(self._name(num))
+                seg.size = seg.vend
+                segs.append(seg)
+                expect = None
                 continue
-            self._segs.append(seg)
+            cp = self._cp
+            seg = None
+            if lazy and cp is not None and cp[0] == num:
+                try:
+                    seg = self._scan_segment(num, expect, newest, report, cp[1], cp[2])
+                except JournalCorrupt:
+                    seg = None  # the commit record's checkpoint did not hold: read it all
+            if seg is None:
+                seg = self._scan_segment(num, expect, newest, report)
+            if seg is None:  # the newest segment was a torn rotation: removed
+                if segs and segs[-1].vend and segs[-1].vseq == 0:
+                    # The segment before it is the newest now, and its end is known only
+                    # by reading it (as a sealed segment: a torn record there is damage).
+                    prev = segs.pop()
+                    segs.append(self._scan_segment(prev.number, None, False, report))
+                continue
+            self._seal(seg)
+            segs.append(seg)
             expect = seg.last + 1
 
-    def _scan_segment(self, num, expect, newest, report):
+    def _seal(self, seg):
+        # The segment before `seg`, if its records are not read yet, ends at seg.first.
+        segs = self._segs
+        if segs and segs[-1].vend and segs[-1].vseq == 0:
+            prev = segs[-1]
+            if seg.first <= prev.first:
+                raise JournalCorrupt("sequence_gap", "%s (starts at %d, after %d)"
+                                     % (self._name(seg.number), seg.first, prev.first))
+            prev.last = seg.first - 1
+            prev.vseq = seg.first
+
+    def _header(self, num, expect):
+        # The segment header of a segment whose records are not read now.
+        path = self._name(num)
+        mv = memoryview(self._rbuf)
+        try:
+            f = self.fs.open(path, "rb")
+        except OSError:
+            raise JournalCorrupt("missing_segment", path)
+        try:
+            got = readfull(f, mv[:_SEG_HDR])
+        finally:
+            f.close()
+        if got < _SEG_HDR:
+            raise JournalCorrupt("bad_segment_header", path)
+        first = self._check_header(path, num, expect)
+        return _Seg(num, first, first, _SEG_HDR)
+
+    def _check_header(self, path, num, expect):
+        buf = self._rbuf
+        magic, number, first = struct.unpack_from(_SEG_FMT, buf, 0)
+        (hcrc,) = struct.unpack_from("<I", buf, 12)
+        if magic != _SEG_MAGIC or hcrc != crc32(memoryview(buf)[:12]) or number != num:
+            raise JournalCorrupt("bad_segment_header", path)
+        self.high_seq = max(self.high_seq, first - 1)
+        if expect is not None and first != expect:
+            raise JournalCorrupt("sequence_gap", "%s (starts at %d, expected %d)"
+                                 % (path, first, expect))
+        return first
+
+    def _scan_segment(self, num, expect, newest, report, at=0, at_seq=0):
+        """Check segment `num`'s header and its records, from the start or (at > 0) from
+        the snapshot record `at_seq` at offset `at` (the commit record's: the records
+        before it are left to verify()). Returns its _Seg, or None if it was the newest
+        segment and a torn rotation (removed)."""
         fs = self.fs
         path = self._name(num)
         size = fs.size(path)
-        buf = self._rbuf
-        mv = memoryview(buf)
+        mv = memoryview(self._rbuf)
         f = fs.open(path, "rb")
         try:
             got = readfull(f, mv[:_SEG_HDR])
             if got < _SEG_HDR:
                 # Cut while creating the segment: only a prefix of its header exists.
-                if newest and _SEG_MAGIC.startswith(bytes(mv[:min(got, 4)])):
+                if newest and not at and _SEG_MAGIC.startswith(bytes(mv[:min(got, 4)])):
                     f.close()
                     self._drop(num, report)
                     return None
                 raise JournalCorrupt("bad_segment_header", path)
-            magic, number, first = struct.unpack_from(_SEG_FMT, buf, 0)
-            (hcrc,) = struct.unpack_from("<I", buf, 12)
-            if magic != _SEG_MAGIC or hcrc != crc32(mv[:12]) or number != num:
-                raise JournalCorrupt("bad_segment_header", path)
-            self.high_seq = max(self.high_seq, first - 1)
-            if expect is not None and first != expect:
-                raise JournalCorrupt("sequence_gap", "%s (starts at %d, expected %d)"
-                                     % (path, first, expect))
+            first = self._check_header(path, num, expect)
+            seg = _Seg(num, first, first, size)
             off = _SEG_HDR
             seq = first
-            snap, snap_off = first, off
+            if at:
+                if not (_SEG_HDR < at < size and first < at_seq):
+                    raise JournalCorrupt("bad_commit", path)
+                f.seek(at)
+                off, seq = at, at_seq
+                seg.vend, seg.vseq = at, at_seq  # what verify() has to check
+            start = seq
             while off < size:
-                r = self._read_record(f, path, off, size, seq, seq == first)
+                r = self._read_record(f, path, off, size, seq, seq == start)
                 if r < 0:  # torn: a valid prefix of the next record, then end of file
-                    if not newest:
+                    if not newest or seq == at_seq:
                         raise _corrupt("bad_record", path, off)
                     f.close()
                     if seq == first:  # not even the snapshot: the rotation was cut
@@ -346,7 +567,7 @@ class Journal:
                     size = off
                     break
                 if self._kind == KIND_SNAPSHOT:
-                    snap, snap_off = seq, off
+                    seg.note_cp(seq, off)
                 off += r
                 self.high_seq = max(self.high_seq, seq)
                 seq += 1
@@ -356,7 +577,9 @@ class Journal:
                 f.close()
                 self._drop(num, report)
                 return None
-            return _Seg(num, first, seq - 1, size, snap, snap_off)
+            seg.last = seq - 1
+            seg.size = size
+            return seg
         finally:
             f.close()
 
@@ -516,10 +739,7 @@ class Journal:
         data = self._check_payload(self.snapshot(self.next_seq), "snapshot")
         if seg.size + _OVERHEAD + len(data) > self.segment_size:
             return None
-        off = seg.size
-        seq = self._write(KIND_SNAPSHOT, data)
-        seg.snap, seg.snap_off = seq, off
-        return seq
+        return self._write(KIND_SNAPSHOT, data)
 
     @property
     def since_checkpoint(self):
@@ -541,6 +761,8 @@ class Journal:
                 fs.fsync(f)
             finally:
                 f.close()
+            if kind == KIND_SNAPSHOT:
+                seg.note_cp(seq, seg.size)  # before the commit record names it
             seg.size += n
             seg.last = seq
             self.next_seq = seq + 1
@@ -618,13 +840,10 @@ class Journal:
         for seg in list(self._segs):
             if seg.last < start_seq:
                 continue
-            if seg.snap <= start_seq:
-                # From the segment's newest checkpoint, not its start (meters' recovery
-                # at boot starts right there).
-                it = self._iter_segment(seg, start_seq, seg.snap_off, seg.snap)
-            else:
-                it = self._iter_segment(seg, start_seq)
-            for rec in it:
+            # From the newest checkpoint at or before start_seq, not the segment's start
+            # (recall and meters' recovery read a round or two, not a segment).
+            at_seq, at = seg.seek(start_seq)
+            for rec in self._iter_segment(seg, start_seq, at, at_seq):
                 yield rec
 
     def replay(self):
@@ -674,8 +893,13 @@ class Journal:
         start_off where record off_seq (<= start_seq; a checkpoint) begins, so the
         records before that are not read."""
         path = self._name(seg.number)
+        self._sized(seg)
         f = self.fs.open(path, "rb")
         try:
+            if not seg.hdr_ok and start_off == _SEG_HDR:
+                # Read from its start: its header too (open(lazy=True) did not read it).
+                self._header(seg.number, seg.first)
+                seg.hdr_ok = True
             f.seek(start_off)
             off = start_off
             seq = seg.first if off_seq is None else off_seq
@@ -689,8 +913,76 @@ class Journal:
                     yield (seq, self._kind, data, self._crc)
                 off += r
                 seq += 1
+            if seq != seg.last + 1:
+                # Only a segment open(lazy=True) has not read yet can end elsewhere than
+                # where the next one begins: damage.
+                raise _corrupt("sequence_gap", path, off, " (ends at seq %d, expected %d)"
+                               % (seq - 1, seg.last))
+        except JournalCorrupt:
+            # Damage found by a read (a segment open(lazy=True) had not checked yet, or
+            # flash changed since): the journal refuses use, as after open().
+            self._state = "corrupt"
+            raise
         finally:
             f.close()
+
+    # -- checking what open(lazy=True) left --
+    @property
+    def unchecked(self):
+        """Bytes of records open(lazy=True) left for verify() (0: all checked)."""
+        n = 0
+        for seg in self._segs:
+            if seg.vend:
+                n += self._sized(seg).vend - (self._voff if self._vnum == seg.number
+                                              else _SEG_HDR)
+        return n
+
+    def verify(self, n=4):
+        """Check up to `n` more records that open(lazy=True) left unchecked, oldest
+        first. Returns the bytes still unchecked (0: the journal is wholly checked, as
+        open() would have). Raises JournalCorrupt (the journal then refuses use, as after
+        open())."""
+        if self._state != "open":
+            return 0
+        for seg in self._segs:
+            if seg.vend:
+                break
+        else:
+            return 0
+        path = self._name(seg.number)
+        try:
+            if self._vnum != seg.number:
+                self._sized(seg)
+                if not seg.hdr_ok:
+                    self._header(seg.number, seg.first)
+                    seg.hdr_ok = True
+                self._vnum, self._voff, self._vseq = seg.number, _SEG_HDR, seg.first
+            off, seq = self._voff, self._vseq
+            f = self.fs.open(path, "rb")
+            try:
+                f.seek(off)
+                while n > 0 and off < seg.vend:
+                    r = self._read_record(f, path, off, seg.vend, seq, seq == seg.first)
+                    if r < 0:
+                        raise _corrupt("bad_record", path, off)
+                    if self._kind == KIND_SNAPSHOT:
+                        seg.note_cp(seq, off)
+                    off += r
+                    seq += 1
+                    n -= 1
+            finally:
+                f.close()
+            if off >= seg.vend:
+                if seq != seg.vseq:
+                    raise _corrupt("sequence_gap", path, off, " (seq %d, expected %d)"
+                                   % (seq, seg.vseq))
+                seg.vend = 0
+                self._vnum = 0
+        except JournalCorrupt:
+            self._state = "corrupt"
+            raise
+        self._voff, self._vseq = off, seq
+        return self.unchecked
 
     # -- after corruption --
     def quarantine(self, min_seq=1):
@@ -711,6 +1003,7 @@ class Journal:
                 fs.rename(self._name(num, nm[8:]), self._name(num, _BAD))
         fs.sync_dir(self.path)
         self._segs = []
+        self._vnum = 0
         self._next_number = top + 1
         self.next_seq = max(self.high_seq + 1, self.committed + 1, min_seq, 1)
         # What was set aside is no longer this journal's to export or keep.
