@@ -389,18 +389,16 @@ def bench_paigow(rng):
         players = []
         for h in seats[1:]:  # players set their own hands (here: the house way too)
             hi, lo, _ = paigow.house_way(P, h)
-            players.append((hi, lo))
+            players.append((100, hi, lo, None))  # None: foul-checked when settled
         rounds.append((seats[0], players))
 
     def one_round(banker, players):
+        # What settle_round does with the numbers (not the record it builds from them):
+        # the banker's house way, then every seat scored, foul-checked and settled.
         hi, lo, _ = paigow.house_way(P, banker)
         bhs = evaluator.score(P, hi)
         bls = evaluator.score(LOW, lo)
-        for h, l in players:
-            hs = evaluator.score(P, h)
-            ls = evaluator.score(LOW, l)
-            foul = not paigow.outranks(P, hs, ls)
-            paigow.settle(100, hs, ls, bhs, bls, foul)
+        paigow.settle_seats(P, players, bhs, bls)
 
     reps = max(1, CFG.get("paigow_reps", 5))
     times = []
@@ -434,12 +432,7 @@ def bench_paigow(rng):
             paigow._ways(P, b)
 
     def seats(players):
-        bhs = bls = 0
-        for h, l in players:
-            hs = evaluator.score(P, h)
-            ls = evaluator.score(LOW, l)
-            foul = not paigow.outranks(P, hs, ls)
-            paigow.settle(100, hs, ls, bhs, bls, foul)
+        paigow.settle_seats(P, players, 0, 0)
 
     for key, fn in (("paigow_check_ms", lambda r: evaluator.check(P, r[0], True)),
                     ("paigow_ways_ms", lambda r: ways(r[0])),

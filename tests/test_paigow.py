@@ -361,3 +361,35 @@ def test_settle_commission_options():
     r = paigow.settle(1010, hs, ls, BANK[0], BANK[1], False, 500, "up", 25)
     assert (r["commission"], r["amount"]) == (75, 935)
     assert all(type(v) is int for v in (r["commission"], r["amount"]))
+
+
+def test_settle_seats_is_settle_for_every_seat_in_one_call():
+    # The round's path (settle_round, the chip's benchmark) against the one-seat
+    # reference, on random settings (fouls included), every commission option.
+    rng = random.Random(13)
+    for n in range(300):
+        deck = list(range(53))
+        rng.shuffle(deck)
+        banker = deck[:7]
+        bh, bl, _ = paigow.house_way(P, banker)
+        bhs, bls = evaluator.score(P, bh), evaluator.score(LOW, bl)
+        seats, want = [], []
+        bps, rounding, unit = rng.choice([(500, "down", 1), (500, "up", 25), (400, "down", 5)])
+        for k in range(rng.randint(1, 6)):
+            cards = deck[7 + 7 * k:14 + 7 * k]
+            high, low = cards[:5], cards[5:]  # as dealt: often a foul
+            wager = rng.randint(1, 2000)
+            lose = rng.choice([None, True, False])
+            hs, ls = evaluator.score(P, high), evaluator.score(LOW, low)
+            fouls = not paigow.outranks(P, hs, ls)
+            seats.append((wager, high, low, lose))
+            want.append((hs, ls, fouls if lose is None else lose,
+                         paigow.settle(wager, hs, ls, bhs, bls,
+                                       fouls if lose is None else lose, bps, rounding,
+                                       unit)))
+        rows = paigow.settle_seats(P, seats, bhs, bls, bps, rounding, unit)
+        for i, (hs, ls, lose, x) in enumerate(want):
+            r = rows[i]
+            assert r[:3] == [hs, ls, lose]
+            assert dict(zip(("outcome", "high_result", "low_result", "commission",
+                             "amount"), r[3:])) == x, (n, i)

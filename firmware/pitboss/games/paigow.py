@@ -526,6 +526,71 @@ def hand_result(mine, banker):
     return "win" if mine > banker else ("copy" if mine == banker else "lose")
 
 
+# settle_seats()' rows: one preallocated list per seat, reused every round (made on the
+# first settlement, not at import). Their slots (const: inlined, not looked up):
+_HS = const(0)  # the high hand's score
+_LS = const(1)  # the low hand's score
+_LOSE = const(2)  # the seat lost on a foul
+_OUTCOME = const(3)  # then what settle() returns, in its order
+_HIGH = const(4)
+_LOW = const(5)
+_COMM = const(6)
+_AMOUNT = const(7)
+_rows = None  # type: list[list] | None
+
+
+def seat_rows():
+    global _rows
+    if _rows is None:
+        _rows = [[0] * 8 for _ in range(MAX_SEATS)]
+    return _rows
+
+
+def settle_seats(p, seats, bhs, bls, bps=500, rounding="down", unit=1):
+    """Every seat against the banker's hands (scores bhs, bls) in one call: seats is
+    [(wager, high, low, lose)], lose True (a foul that loses), False, or None (check the
+    setting here: it loses if the high hand does not outrank the low, PR's foul rule).
+    Returns seat_rows(), row i filled for seat i: the hands' scores, lose, and what
+    settle() returns. Why one call: a call per seat to settle() (9 arguments) takes a
+    frame too large for the C stack, which MicroPython then allocates on the heap: 500
+    to 800 us a seat on a Pico's fragmented heap (issue 13). Nothing is allocated here."""
+    rows = seat_rows()
+    lp = _low or low()
+    i = 0
+    for wager, high, lo, lose in seats:
+        r = rows[i]
+        hs = evaluator.score(p, high)
+        ls = evaluator.score(lp, lo)
+        if lose is None:
+            lose = not outranks(p, hs, ls)
+        r[_HS] = hs
+        r[_LS] = ls
+        r[_LOSE] = lose
+        if lose:
+            r[_OUTCOME] = "foul"
+            r[_HIGH] = r[_LOW] = "lose"
+            r[_COMM] = 0
+            r[_AMOUNT] = -wager
+        else:
+            # settle() below, inline
+            r[_HIGH] = "win" if hs > bhs else ("copy" if hs == bhs else "lose")
+            r[_LOW] = "win" if ls > bls else ("copy" if ls == bls else "lose")
+            if hs > bhs and ls > bls:
+                c = commission(wager, bps, rounding, unit)
+                r[_OUTCOME] = "win"
+                r[_COMM] = c
+                r[_AMOUNT] = wager - c
+            elif hs > bhs or ls > bls:
+                r[_OUTCOME] = "push"
+                r[_COMM] = r[_AMOUNT] = 0
+            else:
+                r[_OUTCOME] = "lose"
+                r[_COMM] = 0
+                r[_AMOUNT] = -wager
+        i += 1
+    return rows
+
+
 def settle(wager, hs, ls, bhs, bls, foul, bps=500, rounding="down", unit=1):
     """One player's wager against the banker. A foul hand loses. Both hands win: paid
     even money less commission; one wins: push; none: lose (copies count as lost)."""
@@ -647,21 +712,25 @@ def settle_round(t):
     bh, bl, brule = house_way(p, t.hand(0), h["_two_pair"])
     bhs = evaluator.score(p, bh)
     bls = evaluator.score(lp, bl)
+    in_play = t.seats_in_play()
+    choices = [t.choice(s) for s in in_play]
+    # A foul hand reset by the house way is settled as reset (foul rule "house_way");
+    # under "lose" it loses whatever it holds.
+    lose_foul = h["foul"] == "lose"
+    rows = settle_seats(p, [(t.wagers(s)["wager"], c[0], c[1], c[2] and lose_foul)
+                            for s, c in zip(in_play, choices)], bhs, bls,
+                        h["commission_bps"], h["commission_rounding"], h["commission_unit"])
     seats = []
-    for s in t.seats_in_play():
-        high, lo, foul, set_by = t.choice(s)
-        hs = evaluator.score(p, high)
-        ls = evaluator.score(lp, lo)
-        # A foul hand reset by the house way is settled as reset (foul rule
-        # "house_way"); under "lose" it loses whatever it holds.
-        lose = foul and h["foul"] == "lose"
-        x = settle(t.wagers(s)["wager"], hs, ls, bhs, bls, lose, h["commission_bps"],
-                   h["commission_rounding"], h["commission_unit"])
-        d = t.seat_head(s)
+    for i in range(len(in_play)):
+        high, lo, foul, set_by = choices[i]
+        r = rows[i]
+        d = t.seat_head(in_play[i])
         d.update({"high": evaluator.played(p, high), "low": evaluator.played(lp, lo),
-                  "high_category": p.category(hs), "low_category": lp.category(ls),
-                  "foul": foul, "set_by": set_by})
-        d.update(x)
+                  "high_category": p.category(r[_HS]),
+                  "low_category": lp.category(r[_LS]), "foul": foul, "set_by": set_by,
+                  "outcome": r[_OUTCOME], "high_result": r[_HIGH],
+                  "low_result": r[_LOW], "commission": r[_COMM],
+                  "amount": r[_AMOUNT]})
         seats.append(d)
     discards = []
     for r in t.recipients():  # sorted: the same order on every port
