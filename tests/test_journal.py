@@ -849,6 +849,20 @@ def test_lazy_open_does_not_trust_a_commit_record_pointing_at_no_checkpoint():
         j2, _ = make(bad, **LAZY)
         j2.open(lazy=True)
         assert j2.segments == j.segments and list(j2.replay()) == list(j.replay())
+    # One that lines up but names the wrong offset (only a bug could write it: the record
+    # has its own CRC): the replay reads no record there, and says so.
+    seg = j._segs[-1]
+    bad = fs.clone()
+    jb, _ = make(bad, **LAZY)
+    jb.open()
+    jb._segs[-1].snap_off += 1
+    jb._save_commit(jb.last_seq)
+    j2, _ = make(bad, **LAZY)
+    j2.open(lazy=True)
+    assert j2.unchecked and seg.snap_off > 16
+    with pytest.raises(JournalCorrupt):
+        list(j2.replay())
+    assert j2.state == "corrupt"
 
 
 @pytest.mark.parametrize("mode,fat", FS_MODELS)

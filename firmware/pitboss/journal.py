@@ -405,7 +405,8 @@ class Journal:
                 return False
         num = numbers[-1]
         first = cs[-1]
-        if cp[0] != num or not first <= cp[2] <= last or not _SEG_HDR <= cp[1] < end:
+        if cp[0] != num or not first <= cp[2] <= last or not _SEG_HDR <= cp[1] < end or \
+                (cp[2] == first) != (cp[1] == _SEG_HDR):
             return False
         path = self._name(num)
         size = self.fs.size(path)
