@@ -34,8 +34,11 @@ _DRAIN_MAX = 1024
 # without it the lowest free heap in a session was 39.9 KB, with it 105.8 KB (117 KB
 # free after boot; docs/bench.md). 8 KB since the serial link's code (acknowledgements,
 # clock, screen) took ~25 KB more at boot: with 16 KB the lowest free in the Pico survive
-# session was 62,096 B (2026-12-01), garbage included, under the 64 KB budget.
-GC_EVERY = 8192
+# session was 62,096 B (2026-12-01), garbage included, under the 64 KB budget. 4 KB since
+# 20 Pai Gow rounds at six seats in one session (their live heap is the largest: ~173 KB
+# after a collection) went down to 63,104 B with 8 KB (2026-12-01 evening); a collection
+# there is ~23 ms.
+GC_EVERY = 4096
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
