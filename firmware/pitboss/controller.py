@@ -70,8 +70,9 @@ CLOCK_MAX = 4102444800  # 2100-01-01
 # session's records took 1,442 ms of the boot, 346 ms with checkpoints every 4 KB; a
 # checkpoint is ~200-500 bytes.
 _CHECKPOINT_BYTES = const(2048)
-# Journal records idle() checks per pass (each is one ~0.3 ms littlefs read on a Pico, plus
-# 2 us a byte of CRC): a few ms, so a shoe frame arriving meanwhile waits in the UART.
+# Journal records idle() checks per pass (a pass opens the segment, ~6.6 ms of littlefs on a
+# Pico, then reads and CRCs a few records, ~0.2 us a byte): a shoe frame arriving meanwhile
+# waits in the UART's 256-byte buffer.
 _VERIFY_RECORDS = const(4)
 _BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
 
