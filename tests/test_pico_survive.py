@@ -59,18 +59,19 @@ def test_a_hung_chip_is_reset_and_the_round_resumes_from_the_journal(fig):
 
 
 def test_a_boot_from_a_long_journal_reads_only_its_end(fig):
-    # Two full segments of 64 KB and a third begun (Pai Gow at six seats, a settled round
-    # last: the largest replay): the boot opens the journal from its commit record alone
+    # A full segment of 64 KB and a second begun (Pai Gow at six seats, a settled round
+    # last: the largest replay; `python -m tests.pico_survive --full-journal 7` is the
+    # whole budget): the boot opens the journal from its commit record alone
     # and replays from the newest checkpoint; the main loop's idle passes then check
     # every record while a round is dealt.
     fj = fig["full_journal"]
     b = fj["boot"]
-    assert len(fj["segments"]) == 3 and fj["bytes_copied"] > 110000, fj
+    assert len(fj["segments"]) == 2 and fj["bytes_copied"] > 60000, fj
     assert b["up_ms"] <= BOOT_MS, b
     assert b["boot_ms"]["journal"] < 100, b  # a full open reads ~14 ms a KB
-    assert b["unchecked"] > 100000, b
+    assert b["unchecked"] > 50000, b
     assert fj["mem_checked"]["unchecked"] == 0, fj
-    assert fj["recall_50"] == min(50, fj["rounds_on_cpython"] + 1) >= 15, fj
+    assert fj["recall_50"] == min(50, fj["rounds_on_cpython"] + 1) >= 10, fj
     assert fj["min_free"] >= MIN_FREE, fj
 
 
