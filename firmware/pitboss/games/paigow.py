@@ -215,6 +215,17 @@ _RK = bytearray(7)  # the seven cards' ranks, the joker an ace (PR A)
 _W = array("I", [0] * 42)
 _done = 0
 _top = 0  # with all 21 ranked in one call: the best high score among them
+# _groups()' answer, reused by every house_way() call: the count of each rank, and by[n]
+# the ranks held exactly n times. The lists are emptied with `del l[:]`, which keeps
+# their storage (list.clear() gives it back): after the first hands a house way
+# allocates only the two hands it returns (issue 13: each allocation costs more as the
+# heap fragments, and a Pai Gow round sets seven hands).
+_CNT = bytearray(13)
+_BY = ([], [], [], [], [], [])
+_KEEP = []  # _straights()' settings that keep a straight or better behind
+# _two_pair(): the class pair (low 0, medium 1, high 2; the lower pair's class first)
+# -> its key in _PAIR_KEYS, without building the key string.
+_TWO_PAIR_KEY = b"\x00\x01\x02\x00\x03\x04\x00\x00\x05"
 
 
 def _rank_way(p, cards, k):
@@ -290,13 +301,17 @@ def _front(p, cards, a, b):
 def _groups(cards):
     """Rank counts with the joker as an ace (PR A), as rank lists highest first; the
     ranks also land in _RK."""
-    cnt = bytearray(13)
+    cnt = _CNT
     rk = _RK
-    by = ([], [], [], [], [], [])  # by[n] = ranks held exactly n times
+    by = _BY  # by[n] = ranks held exactly n times
+    for x in by:
+        del x[:]
     n5 = evaluator._n5
     if n5:
-        n5.ranks7(cards, rk, cnt, by)  # the same, natively
+        n5.ranks7(cards, rk, cnt, by)  # the same, natively (cnt cleared there)
         return cnt, by
+    for r in range(13):
+        cnt[r] = 0
     for i in range(7):
         c = cards[i]
         r = _ACE if c == JOKER else c >> 2
@@ -315,11 +330,14 @@ def _two_pair(rule, pairs, singles):
     if hi == _ACE:
         key = "aces"
     else:
-        def cls(r):
-            return "low" if r <= low_max else ("medium" if r <= medium_max else "high")
-        key = cls(lo) + "-" + cls(hi)
+        lc = 0 if lo <= low_max else (1 if lo <= medium_max else 2)
+        hc = 0 if hi <= low_max else (1 if hi <= medium_max else 2)
+        key = _PAIR_KEYS[_TWO_PAIR_KEY[lc * 3 + hc]]  # e.g. "low-medium"
     need = keep[key]
-    if need is not None and all(singles[i] >= need[i] for i in range(len(need))):
+    if need is not None:
+        for i in range(len(need)):
+            if singles[i] < need[i]:
+                return "two_pair_split", lo, lo
         return "two_pair_keep", singles[0], singles[1]
     return "two_pair_split", lo, lo
 
@@ -346,7 +364,18 @@ def house_way(p, cards, two_pair=None):
             _top = n5.seven(p.fast, cards, _W, lp.fast)
             if _top >= 0:
                 _done = 0x1FFFFF
-    cnt, by = _groups(cards)
+    # The helpers below are called only where they have work to do: a call to a function
+    # with more than ~11 words of frame allocates that frame on the heap (ports without
+    # a Python stack), and on the fragmented heap of a running table each such
+    # allocation searches for room (issue 13; measured on the emulated Pico).
+    if n5:
+        cnt = _CNT
+        by = _BY
+        for x in by:
+            del x[:]
+        n5.ranks7(cards, _RK, cnt, by)  # _groups(), natively (cnt cleared there)
+    else:
+        cnt, by = _groups(cards)
     quads, trips, pairs, singles = by[4], by[3], by[2], by[1]
     way = None
     if cnt[_ACE] == 5:
@@ -383,7 +412,8 @@ def house_way(p, cards, two_pair=None):
             # "Full house with three of a kind and two pairs: Play the highest pair in
             # front."
             name_, a, b = "full_house_two_pairs", pairs[0], pairs[0]
-        elif pairs[0] == _DEUCE and singles == [_ACE, _KING]:
+        elif pairs[0] == _DEUCE and len(singles) == 2 and singles[0] == _ACE \
+                and singles[1] == _KING:
             # "If the full house includes a pair of twos and kickers are A-K, keep full
             # house together."
             name_, a, b = "full_house_deuces_ak", _ACE, _KING
@@ -398,7 +428,10 @@ def house_way(p, cards, two_pair=None):
         # with a straight or flush is set by it too).
         name_, a, b = _two_pair(rule, pairs, singles)
     else:
-        name_, a, b, way = _straights(p, cards, pairs, singles)
+        if _done == 0x1FFFFF and _top < p.order[STRAIGHT] << _RUNG:
+            name_ = None  # _straights()' first answer: no straight or better to keep
+        else:
+            name_, a, b, way = _straights(p, cards, pairs, singles)
         if name_ is None:
             if trips and trips[0] == _ACE:
                 # "Three of a kind: ... If three aces, split them." (pair of aces
@@ -416,7 +449,10 @@ def house_way(p, cards, two_pair=None):
                 # in the front."
                 name_, a, b = "no_pair", singles[1], singles[2]
     if way is None:
-        way = _front(p, cards, a, b)
+        if _done == 0x1FFFFF and n5:  # _front()'s first answer, without its frame
+            way = n5.front(_RK, a, b, _W)
+        else:
+            way = _front(p, cards, a, b)
     if way < 0 or not outranks(p, _W[way], _W[21 + way]):
         # Every rule above yields a legal setting (tests check many thousand hands):
         # reaching here is a bug, never bad input.
@@ -464,7 +500,8 @@ def _straights(p, cards, pairs, singles):
     floor = p.order[STRAIGHT] << _RUNG
     if _top < floor if _done == 0x1FFFFF else not _may_straight(p, cards):
         return None, 0, 0, None  # (_top: the best of the 21 high hands, when all ranked)
-    keep = []
+    keep = _KEEP
+    del keep[:]
     for k in range(21):
         _rank_way(p, cards, k)
         if _W[k] >= floor:
@@ -480,7 +517,9 @@ def _straights(p, cards, pairs, singles):
         best = -1
         for k in keep:
             if rk[x[k * 7 + 5]] == pr and rk[x[k * 7 + 6]] == pr:
-                if best < 0 or (_W[k], _W[21 + k]) > (_W[best], _W[21 + best]):
+                # by the high hand, then the low (compared without building tuples)
+                if best < 0 or _W[k] > _W[best] or (
+                        _W[k] == _W[best] and _W[21 + k] > _W[21 + best]):
                     best = k
         if best >= 0:
             return "straight_pair_front", 0, 0, best
@@ -503,7 +542,8 @@ def _straights(p, cards, pairs, singles):
     # or better behind.
     best = -1
     for k in keep:
-        if best < 0 or (_W[21 + k], _W[k]) > (_W[21 + best], _W[best]):
+        if best < 0 or _W[21 + k] > _W[21 + best] or (
+                _W[21 + k] == _W[21 + best] and _W[k] > _W[best]):
             best = k
     return "straight_best_front", 0, 0, best
 
@@ -556,13 +596,20 @@ def settle_seats(p, seats, bhs, bls, bps=500, rounding="down", unit=1):
     to 800 us a seat on a Pico's fragmented heap (issue 13). Nothing is allocated here."""
     rows = seat_rows()
     lp = _low or low()
+    score = evaluator.score  # looked up once, not per seat
+    ladder = p.ladder
+    up = rounding == "up"
+    step = unit * 10000
     i = 0
     for wager, high, lo, lose in seats:
         r = rows[i]
-        hs = evaluator.score(p, high)
-        ls = evaluator.score(lp, lo)
+        hs = score(p, high)
+        ls = score(lp, lo)
         if lose is None:
-            lose = not outranks(p, hs, ls)
+            # outranks(), its first answer inline: a high hand above one pair outranks
+            # every low hand (a call per seat is most of a seat's time on a board)
+            hk = ladder[hs >> _RUNG]
+            lose = (hk == HIGH or hk == PAIR) and not outranks(p, hs, ls)
         r[_HS] = hs
         r[_LS] = ls
         r[_LOSE] = lose
@@ -576,7 +623,8 @@ def settle_seats(p, seats, bhs, bls, bps=500, rounding="down", unit=1):
             r[_HIGH] = "win" if hs > bhs else ("copy" if hs == bhs else "lose")
             r[_LOW] = "win" if ls > bls else ("copy" if ls == bls else "lose")
             if hs > bhs and ls > bls:
-                c = commission(wager, bps, rounding, unit)
+                # commission(wager, bps, rounding, unit), inline
+                c = (-(-wager * bps // step) if up else wager * bps // step) * unit
                 r[_OUTCOME] = "win"
                 r[_COMM] = c
                 r[_AMOUNT] = wager - c
