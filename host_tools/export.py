@@ -127,6 +127,12 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True):
         _append(path, out)
         n += len(recs)
         first = recs[0]["seq"] if first is None else first
+        if reply.get("truncated"):
+            # The board streams its reply (controller.ExportRows) and found a record it
+            # could not read partway: what came before it is stored (each MAC checked),
+            # the rest is the board's damage to report, not to skip.
+            raise ExportError("the board's journal is damaged after seq %d: %s"
+                              % (start - 1, reply["truncated"]))
     result = {"exported": n, "first": first, "last": start - 1, "acked": reply["acked"],
               "store": path}
     if ack and start - 1 > reply["acked"]:

@@ -278,7 +278,12 @@ def play_games(s, rounds, seats_of, export_dir, log, t0):
         assert pico.get("ok") and local.get("ok"), (game, pico, local, s.request("tilt"))
         for i in range(rounds):
             if i % 20 == 0:
-                log("  %s round %d: %.0f s wall" % (game, i + 1, time.monotonic() - t0))
+                # A long run's figures as it goes (a run stopped early still has them):
+                # the lowest free heap so far and the largest block now.
+                m = s.mem() if i else {}
+                log("  %s round %d: %.0f s wall, %.0f s chip; min_free %s, max_block %s" % (
+                    game, i + 1, time.monotonic() - t0, s.ctl.cycles()["ns"] / 1e9,
+                    s.min_free, m.get("max_block")))
             plan, cards = s.start_round(seed=7000 + i, game=game, seats=seats)
             s.deal(plan[1], cards, per=PER)
             got, want = s.finish(plan)

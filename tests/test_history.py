@@ -345,6 +345,73 @@ def test_export_verifies_stores_and_acknowledges(tmp_path):
     assert [x["seq"] for x in ex.read_store(res["store"])] == list(range(1, last + 2))
 
 
+def test_export_is_written_one_record_at_a_time_as_the_materialised_reply(tmp_path):
+    """Issue 11: on the main loop an export reply is streamed (controller.ExportRows):
+    each record is read, signed and written before the next, never 4 KB of records and
+    their MACs at once; the line is exactly the materialised reply."""
+    import io
+
+    from pitboss import app
+    from pitboss.controller import ExportRows
+
+    t, conf = make(tmp_path)
+    assert conf.configure("pr-pai-gow", 6)["ok"]
+    list(play_rounds(t, "pr-pai-gow", 6, 3, seed=1))
+    ctl = t.app.ctl
+    want = ctl.command("export 1")
+    assert want["ok"] and len(want["records"]) > 1
+    ctl.stream = True
+    try:
+        reply = ctl.command("export 1")
+        assert isinstance(reply["records"], ExportRows)
+        buf = io.StringIO()
+        app.json_writer(buf)(reply)
+    finally:
+        ctl.stream = False
+    assert buf.getvalue().count("\n") == 1
+    assert json.loads(buf.getvalue()) == json.loads(json.dumps(want))
+
+
+@pytest.mark.parametrize("pad", range(0, 66, 5))
+def test_a_raw_payload_is_written_as_the_json_string_of_its_text(pad):
+    # app._write_record writes an export row's payload bytes 64 at a time: quotes and
+    # backslashes escaped, no piece cut inside a UTF-8 sequence (here a 2- and a 4-byte
+    # character placed across the 64-byte boundaries as `pad` moves them).
+    import io
+
+    from pitboss import app
+
+    detail = "x" * pad + "caf\u00e9 \"q\" \\ " + "\U0001F0A1" * 30 + " end"
+    text = json.dumps({"ev": "tilt", "detail": detail}, ensure_ascii=False,
+                      separators=(",", ":"))
+    row = {"seq": 7, "kind": "R", "crc": 1, "mac": "ab", "payload": text.encode()}
+    buf = io.StringIO()
+    app._write_record(buf.write, buf, row)
+    assert json.loads(buf.getvalue()) == dict(row, payload=text)
+
+
+def test_a_streamed_export_cut_by_damage_keeps_what_came_and_says_so(tmp_path):
+    # A record unreadable partway through a streamed reply: json_writer ends the list
+    # and says "truncated"; the host stores the records before it (each MAC checked) and
+    # reports the damage rather than asking past it.
+    t, conf = make(tmp_path)
+    list(play_rounds(t, GAME, 3, 3, seed=1))
+    real = t.commands
+
+    def cut(lines):
+        out = real(lines)
+        if lines[0].startswith("export ") and len(out[0].get("records", ())) > 3:
+            out[0]["records"] = out[0]["records"][:3]
+            out[0]["truncated"] = "JournalCorrupt: bad CRC at seq 4"
+        return out
+    t.commands = cut
+    with pytest.raises(ex.ExportError, match="damaged after seq 3"):
+        ex.export(t, conf.keys, "h1", str(tmp_path / "store"))
+    stored = ex.read_store(ex.store_path(str(tmp_path / "store"), "h1"))
+    assert [x["seq"] for x in stored] == [1, 2, 3]
+    assert t.app.ctl.journal.acked == 0
+
+
 def test_export_refuses_a_forged_record(tmp_path):
     t, conf = make(tmp_path)
     list(play_rounds(t, GAME, 3, 1, seed=1))

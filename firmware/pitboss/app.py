@@ -37,8 +37,11 @@ _DRAIN_MAX = 1024
 # session was 62,096 B (2026-12-01), garbage included, under the 64 KB budget. 4 KB since
 # 20 Pai Gow rounds at six seats in one session (their live heap is the largest: ~173 KB
 # after a collection) went down to 63,104 B with 8 KB (2026-12-01 evening); a collection
-# there is ~23 ms.
-GC_EVERY = 4096
+# there is ~23 ms. 2 KB since the first export of a long Pai Gow session: the free heap
+# is sampled after each pass with its garbage, which is up to this threshold plus the
+# largest allocation (a 2.3 KB settlement record read back), and after an export from a
+# Pai Gow journal it read 64,352 B with 4 KB (2026-12-01 late; docs/bench.md).
+GC_EVERY = 2048
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
@@ -548,8 +551,9 @@ class _Down:
 def json_writer(stream):
     """write(reply) for the serial line: json.dump streams the reply straight into the
     port (MicroPython's json writes piece by piece), so no reply becomes one large string
-    on the heap; a value marked stream_rows (recall's pitboss.controller.Rows) is written
-    one row at a time as it is read, so `recall 50` never holds 50 rounds either."""
+    on the heap; a value marked stream_rows (recall's pitboss.controller.Rows, export's
+    ExportRows) is written one row at a time as it is read, so `recall 50` never holds
+    50 rounds, nor `export` 4 KB of records with their MACs."""
     w = stream.write
 
     def write(reply):
@@ -575,7 +579,10 @@ def json_writer(stream):
             for row in reply[rows]:
                 if n:
                     w(", ")
-                json.dump(row, stream)
+                if type(row.get("payload")) is bytes:  # ExportRows' raw payload
+                    _write_record(w, stream, row)
+                else:
+                    json.dump(row, stream)
                 n += 1
         except Exception as e:  # noqa: BLE001  (a record unreadable mid-reply: say so)
             w('], "truncated": ')
@@ -584,6 +591,35 @@ def json_writer(stream):
             return
         w("]}\n")
     return write
+
+
+def _write_record(w, stream, row):
+    """An export row whose payload is the record's bytes: the other fields by json.dump,
+    the payload as a JSON string written 64 bytes at a time (never one str of it). The
+    payload is the firmware's own compact JSON, so only its quotes and backslashes need
+    escaping (json.dumps escaped every control character in it); a piece never ends
+    inside a UTF-8 sequence."""
+    w("{")
+    for k in row:
+        if k != "payload":
+            json.dump(k, stream)
+            w(": ")
+            json.dump(row[k], stream)
+            w(", ")
+    w('"payload": "')
+    b = row["payload"]
+    mv = memoryview(b)
+    i, n = 0, len(b)
+    while i < n:
+        j = i + 64
+        if j >= n:
+            j = n
+        else:
+            while j > i + 1 and b[j] & 0xC0 == 0x80:  # a UTF-8 continuation byte
+                j -= 1
+        w(str(mv[i:j], "utf-8").replace("\\", "\\\\").replace('"', '\\"'))
+        i = j
+    w('"}')
 
 
 def main(service=False):

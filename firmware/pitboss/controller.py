@@ -1000,8 +1000,6 @@ class Controller:
         """export FROM [N]: up to N records from seq FROM, each with its kind, the CRC-32
         it has on flash and an HMAC-SHA256 under the board's key over
         "SEQ KIND CRC " + payload, so the host can prove where each came from."""
-        from binascii import hexlify
-
         if not 1 <= len(args) <= 2:
             raise Refused("bad_args", "usage: export FROM [N]")
         start = _int(args[0], "from")
@@ -1014,18 +1012,13 @@ class Controller:
         if self.journal.state != "open":
             raise Refused("journal_corrupt", "the journal is %s" % self.journal.state)
         limit = self.export_limit()
-        out = []
-        size = 0
-        for seq, kind, payload, crc in self.journal.records_crc(start):
-            if seq > limit or len(out) >= n or (out and size + len(payload) > _EXPORT_BYTES):
-                break
-            size += len(payload)
-            out.append({"seq": seq, "kind": chr(kind), "crc": crc,
-                        "payload": payload.decode(),
-                        "mac": hexlify(mac.digest(export_message(seq, kind, crc, payload)))
-                        .decode()})
-        return {"records": out, "first": self.journal.first_seq, "last": limit,
-                "acked": self.journal.acked}
+        recs = ExportRows(self.journal, start, n, limit, mac, self.feed, raw=self.stream)
+        # The main loop writes the records out one at a time as they are read and signed
+        # (pitboss.app.json_writer): a reply of 4 KB of payloads held as records, their
+        # text and their MACs at once took ~16 KB of a Pico's heap (issue 11: the lowest
+        # free heap of a 200-round Pai Gow session fell under 64 KB at its first export).
+        return {"records": recs if self.stream else list(recs),
+                "first": self.journal.first_seq, "last": limit, "acked": self.journal.acked}
 
     def _export_ack(self, args):
         """export-ack SEQ (authenticated): the host has stored every record up to SEQ.
@@ -1139,6 +1132,44 @@ class Rows:
             i += 1
             if i == len(seqs):
                 return
+
+
+class ExportRows:
+    """export's records from seq `start`, read, signed and handed out one at a time as
+    they are iterated: up to n records, none after `limit`, and no more payload bytes
+    than _EXPORT_BYTES (one record at least)."""
+
+    stream_rows = True  # what pitboss.app.json_writer looks for
+
+    def __init__(self, journal, start, n, limit, mac, feed=None, raw=False):
+        self.journal = journal
+        self.start = start
+        self.n = n
+        self.limit = limit
+        self.mac = mac
+        self.feed = feed or _nothing
+        # raw: each payload left as the bytes read, for json_writer to write as a JSON
+        # string in small pieces (a Pai Gow settlement is 2.3 KB: no str copy of it).
+        self.raw = raw
+
+    def __iter__(self):
+        from binascii import hexlify
+
+        k = size = 0
+        mac = self.mac
+        for seq, kind, payload, crc in self.journal.records_crc(self.start):
+            if seq > self.limit or k >= self.n or (k and size + len(payload) > _EXPORT_BYTES):
+                return
+            self.feed()
+            size += len(payload)
+            k += 1
+            # export_message(), fed to the MAC in two parts: no copy of the payload
+            h = mac.start()
+            h.update(("%d %d %d " % (seq, kind, crc)).encode())
+            h.update(payload)
+            yield {"seq": seq, "kind": chr(kind), "crc": crc,
+                   "mac": hexlify(mac.finish(h)).decode(),
+                   "payload": payload if self.raw else payload.decode()}
 
 
 def _is_settle(kind, payload):
