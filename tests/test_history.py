@@ -345,6 +345,19 @@ def test_export_verifies_stores_and_acknowledges(tmp_path):
     assert [x["seq"] for x in ex.read_store(res["store"])] == list(range(1, last + 2))
 
 
+def _tamper_exports(t, change):
+    """Every `export` reply the target gives passes through change(reply) first (a line
+    that damages or forges what the board sent)."""
+    real = t.commands
+
+    def commands(lines):
+        out = real(lines)
+        if lines[0].startswith("export "):
+            change(out[0])
+        return out
+    t.commands = commands
+
+
 def test_export_is_written_one_record_at_a_time_as_the_materialised_reply(tmp_path):
     """Issue 11: on the main loop an export reply is streamed (controller.ExportRows):
     each record is read, signed and written before the next, never 4 KB of records and
@@ -396,15 +409,12 @@ def test_a_streamed_export_cut_by_damage_keeps_what_came_and_says_so(tmp_path):
     # reports the damage rather than asking past it.
     t, conf = make(tmp_path)
     list(play_rounds(t, GAME, 3, 3, seed=1))
-    real = t.commands
 
-    def cut(lines):
-        out = real(lines)
-        if lines[0].startswith("export ") and len(out[0].get("records", ())) > 3:
-            out[0]["records"] = out[0]["records"][:3]
-            out[0]["truncated"] = "JournalCorrupt: bad CRC at seq 4"
-        return out
-    t.commands = cut
+    def cut(reply):
+        if len(reply.get("records", ())) > 3:
+            reply["records"] = reply["records"][:3]
+            reply["truncated"] = "JournalCorrupt: bad CRC at seq 4"
+    _tamper_exports(t, cut)
     with pytest.raises(ex.ExportError, match="damaged after seq 3"):
         ex.export(t, conf.keys, "h1", str(tmp_path / "store"))
     stored = ex.read_store(ex.store_path(str(tmp_path / "store"), "h1"))
@@ -415,15 +425,12 @@ def test_a_streamed_export_cut_by_damage_keeps_what_came_and_says_so(tmp_path):
 def test_export_refuses_a_forged_record(tmp_path):
     t, conf = make(tmp_path)
     list(play_rounds(t, GAME, 3, 1, seed=1))
-    real = t.commands
 
-    def forged(lines):
-        out = real(lines)
-        if lines[0].startswith("export ") and out[0].get("records"):
-            rec = out[0]["records"][-1]
+    def forged(reply):
+        if reply.get("records"):
+            rec = reply["records"][-1]
             rec["payload"] = rec["payload"].replace("settle", "settle ")
-        return out
-    t.commands = forged
+    _tamper_exports(t, forged)
     with pytest.raises(ex.ExportError, match="CRC"):
         ex.export(t, conf.keys, "h1", str(tmp_path / "store"))
     assert t.app.ctl.journal.acked == 0
