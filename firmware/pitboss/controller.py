@@ -1165,7 +1165,7 @@ class ExportRows:
             k += 1
             # export_message(), fed to the MAC in two parts: no copy of the payload
             h = mac.start()
-            h.update(("%d %d %d " % (seq, kind, crc)).encode())
+            h.update(export_header(seq, kind, crc))
             h.update(payload)
             yield {"seq": seq, "kind": chr(kind), "crc": crc,
                    "mac": hexlify(mac.finish(h)).decode(),
@@ -1177,9 +1177,14 @@ def _is_settle(kind, payload):
     return b'"ev":"settle"' in payload or b'"ev":"void"' in payload
 
 
+def export_header(seq, kind, crc):
+    """What an exported record's MAC covers before its payload."""
+    return ("%d %d %d " % (seq, kind, crc)).encode()
+
+
 def export_message(seq, kind, crc, payload):
     """What an exported record's MAC covers (the host builds the same bytes)."""
-    return ("%d %d %d " % (seq, kind, crc)).encode() + bytes(payload)
+    return export_header(seq, kind, crc) + bytes(payload)
 
 
 def _err(code, message):

@@ -214,6 +214,7 @@ _RK = bytearray(7)  # the seven cards' ranks, the joker an ace (PR A)
 # k of _done); native5.seven() fills all 21 at once where the board has native code.
 _W = array("I", [0] * 42)
 _done = 0
+_ALL = const(0x1FFFFF)  # _done with all 21 settings ranked
 _top = 0  # with all 21 ranked in one call: the best high score among them
 # _groups()' answer, reused by every house_way() call: the count of each rank, and by[n]
 # the ranks held exactly n times. The lists are emptied with `del l[:]`, which keeps
@@ -276,9 +277,7 @@ def _front(p, cards, a, b):
     an ace), by its high hand, then its low one; the first in SPLITS order on a tie; -1
     if none. The rules name ranks; which suit (or the joker) goes where is chosen to make
     the best high hand, e.g. keeping a flush the joker can complete."""
-    if _done == 0x1FFFFF and evaluator._n5:  # all 21 ranked natively: chosen so too
-        return evaluator._n5.front(_RK, a, b, _W)
-    rk = _RK
+    rk = _RK  # (all 21 ranked natively: house_way() asks native5.front instead)
     best = -1
     bh = bl = 0
     k = 0
@@ -298,18 +297,11 @@ def _front(p, cards, a, b):
     return best
 
 
-def _groups(cards):
-    """Rank counts with the joker as an ace (PR A), as rank lists highest first; the
-    ranks also land in _RK."""
-    cnt = _CNT
+def _groups(cards, cnt, by):
+    """Rank counts into cnt with the joker as an ace (PR A), and each rank held appended
+    to the (empty) by[its count], highest first; the ranks also land in _RK. Bytecode:
+    where the board has native code, native5.ranks7 does the same."""
     rk = _RK
-    by = _BY  # by[n] = ranks held exactly n times
-    for x in by:
-        del x[:]
-    n5 = evaluator._n5
-    if n5:
-        n5.ranks7(cards, rk, cnt, by)  # the same, natively (cnt cleared there)
-        return cnt, by
     for r in range(13):
         cnt[r] = 0
     for i in range(7):
@@ -321,7 +313,6 @@ def _groups(cards):
         n = cnt[r]
         if n:
             by[n].append(r)
-    return cnt, by
 
 
 def _two_pair(rule, pairs, singles):
@@ -363,19 +354,19 @@ def house_way(p, cards, two_pair=None):
         if p.fast and lp.fast:
             _top = n5.seven(p.fast, cards, _W, lp.fast)
             if _top >= 0:
-                _done = 0x1FFFFF
+                _done = _ALL
     # The helpers below are called only where they have work to do: a call to a function
     # with more than ~11 words of frame allocates that frame on the heap (ports without
     # a Python stack), and on the fragmented heap of a running table each such
     # allocation searches for room (issue 13; measured on the emulated Pico).
+    cnt = _CNT
+    by = _BY  # by[n]: the ranks held exactly n times
+    for x in by:
+        del x[:]
     if n5:
-        cnt = _CNT
-        by = _BY
-        for x in by:
-            del x[:]
-        n5.ranks7(cards, _RK, cnt, by)  # _groups(), natively (cnt cleared there)
+        n5.ranks7(cards, _RK, cnt, by)  # cnt cleared there
     else:
-        cnt, by = _groups(cards)
+        _groups(cards, cnt, by)
     quads, trips, pairs, singles = by[4], by[3], by[2], by[1]
     way = None
     if cnt[_ACE] == 5:
@@ -428,10 +419,12 @@ def house_way(p, cards, two_pair=None):
         # with a straight or flush is set by it too).
         name_, a, b = _two_pair(rule, pairs, singles)
     else:
-        if _done == 0x1FFFFF and _top < p.order[STRAIGHT] << _RUNG:
-            name_ = None  # _straights()' first answer: no straight or better to keep
+        floor = p.order[STRAIGHT] << _RUNG
+        if _top < floor if _done == _ALL else not _may_straight(p, cards):
+            name_ = None  # no straight or better can be kept behind (_top: the best of
+            # the 21 high hands, when all ranked)
         else:
-            name_, a, b, way = _straights(p, cards, pairs, singles)
+            name_, a, b, way = _straights(p, cards, pairs, singles, floor)
         if name_ is None:
             if trips and trips[0] == _ACE:
                 # "Three of a kind: ... If three aces, split them." (pair of aces
@@ -449,7 +442,7 @@ def house_way(p, cards, two_pair=None):
                 # in the front."
                 name_, a, b = "no_pair", singles[1], singles[2]
     if way is None:
-        if _done == 0x1FFFFF and n5:  # _front()'s first answer, without its frame
+        if _done == _ALL and n5:  # all 21 ranked natively: chosen so too
             way = n5.front(_RK, a, b, _W)
         else:
             way = _front(p, cards, a, b)
@@ -492,14 +485,12 @@ def _may_straight(p, cards):
     return evaluator._straight(p, m, jk, False) >= 0
 
 
-def _straights(p, cards, pairs, singles):
+def _straights(p, cards, pairs, singles, floor):
     """"Straights, flushes, straight flushes, and royal flush" (hands with at most one
     pair or three of a kind; two pair goes by the two-pair rule). Returns (rule, a, b,
     way): rule None when no straight or better can be played in back; way (a setting's
-    index) None when the rule names the low hand's ranks a, b instead."""
-    floor = p.order[STRAIGHT] << _RUNG
-    if _top < floor if _done == 0x1FFFFF else not _may_straight(p, cards):
-        return None, 0, 0, None  # (_top: the best of the 21 high hands, when all ranked)
+    index) None when the rule names the low hand's ranks a, b instead. Called once
+    house_way() has seen a straight or better (score >= floor) may be kept behind."""
     keep = _KEEP
     del keep[:]
     for k in range(21):
@@ -598,8 +589,6 @@ def settle_seats(p, seats, bhs, bls, bps=500, rounding="down", unit=1):
     lp = _low or low()
     score = evaluator.score  # looked up once, not per seat
     ladder = p.ladder
-    up = rounding == "up"
-    step = unit * 10000
     i = 0
     for wager, high, lo, lose in seats:
         r = rows[i]
@@ -623,8 +612,7 @@ def settle_seats(p, seats, bhs, bls, bps=500, rounding="down", unit=1):
             r[_HIGH] = "win" if hs > bhs else ("copy" if hs == bhs else "lose")
             r[_LOW] = "win" if ls > bls else ("copy" if ls == bls else "lose")
             if hs > bhs and ls > bls:
-                # commission(wager, bps, rounding, unit), inline
-                c = (-(-wager * bps // step) if up else wager * bps // step) * unit
+                c = commission(wager, bps, rounding, unit)
                 r[_OUTCOME] = "win"
                 r[_COMM] = c
                 r[_AMOUNT] = wager - c
