@@ -67,6 +67,9 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
         if board and port == "pico":   # the emulated Pico: chip-time figures
             from host_tools import bench_pico
             res["pico"] = bench_pico.measure(quick)
+            # and the WebAssembly board's ratios beside them (the bytecode path, for
+            # ports without a native emitter): one run has both (issue 13)
+            res["board"] = bench_device.bench_board("virtual", quick, work)
         elif board:
             res["board"] = bench_device.bench_board(port, quick, work)
         if native:

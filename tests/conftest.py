@@ -97,6 +97,22 @@ def pytest_collection_modifyitems(config, items):
                 i.get_closest_marker("background") is None]
         items[:] = rest + waits
 
+# ---- one flashed virtual board for the board modules ---------------------------------
+@pytest.fixture(scope="session")
+def vb_flash(tmp_path_factory):
+    """A virtual board's flash folder written once by `pitboss flash` (service mode, no
+    key yet): the board modules start their boards from copies of it, as a factory
+    writes one image onto every board. A flash is ~20 s of the VM; tests/test_flash.py
+    and the e2e job flash boards of their own, since the flashing is what they test.
+    Never written to: copy it (shutil.copytree) and start a board on the copy."""
+    from host_tools import flash as flashing
+    from host_tools.vboard import virtual_board
+    base = tmp_path_factory.mktemp("vb-flashed")
+    with virtual_board(base / "flash", service=True) as st:
+        flashing.flash(st["port"], progress=None)
+    return base / "flash"
+
+
 # ---- the emulated Pico's board tier (tests/pico_tier.py) -----------------------------
 # Its jobs start in the background as soon as collection finds a Pico test, so the
 # emulator (a Node process) works while the rest of the suite runs on the other core.

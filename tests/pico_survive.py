@@ -9,6 +9,7 @@ Figures are emulated chip time at 125 MHz (`mem`'s up_ms: time.ticks_ms() on the
 """
 import os
 import random
+import shutil
 import time
 
 from host_tools import flash as flashing
@@ -37,11 +38,16 @@ class Session:
         self.min_free = None
 
     # ---- power ----------------------------------------------------------------------
-    def flash_and_provision(self):
+    def flash_and_provision(self, flashed=None):
+        """flashed: a copy of a flash freshly written by `pitboss flash` (the Pico tier's
+        first board): used instead of flashing again, ~60 s of CI's emulator."""
+        if flashed is not None:
+            shutil.copytree(flashed, self.base / "flash")
         st = vboard.start(self.base / "flash", state_dir=self.state, kind="pico",
                           parent_pid=os.getpid())  # service: GP22 held low
         try:
-            flashing.flash(st["port"], progress=None)
+            if flashed is None:
+                flashing.flash(st["port"], progress=None)
             b = Board(st["port"])
             try:
                 Configurator(PicoTarget(b), BOARD_ID, self.keys).provision()
@@ -147,12 +153,13 @@ def junk(seed):
             b"\xff" * 2000 + b"\r\n"]
 
 
-def run(base, log=print):
-    """The whole issue-11 run; returns the figures (tests/test_pico_survive.py asserts)."""
+def run(base, log=print, flashed=None):
+    """The whole issue-11 run; returns the figures (tests/test_pico_survive.py asserts).
+    flashed: see Session.flash_and_provision."""
     s = Session(base)
     fig = {}
     t0 = time.monotonic()
-    s.flash_and_provision()
+    s.flash_and_provision(flashed)
     try:
         boot = s.power_up()
         fig["boot_unconfigured"] = boot
@@ -208,8 +215,8 @@ def run(base, log=print):
         s.deal(plan[1][half * flen:], cards - half)
         fig["after_wdt"] = s.finish(plan)
         # Every game in turn on the same running loop (issue 11's heap: each game change
-        # releases the last one's modules and tables), one round each at two seats.
-        fig["every_game"], _ = play_games(s, CI_ROUNDS, dict.fromkeys(SESSION_SEATS, 2),
+        # releases the last one's modules and tables), one round each at CI_SEATS.
+        fig["every_game"], _ = play_games(s, CI_ROUNDS, CI_SEATS,
                                           base / "export", log, t0)
         fig["recall"] = s.request("recall 5")
         fig["meters"] = s.request("meters")
@@ -237,7 +244,11 @@ SESSION_SEATS = {"pr-pai-gow": 6, "pr-pai-gow-a5-low": 6, "pa-three-card-prime":
 # the loop journals each card: the shoe-link protocol's business (issue 11), not the heap's.
 PER = 7
 EXPORT_EVERY = 40  # rounds between exports: the journal holds ~100 Pai Gow rounds
-CI_ROUNDS = 1  # run() (the test): rounds of every game in its session
+CI_ROUNDS = 1  # run() (the test): rounds of every game in its session, at CI_SEATS:
+# the Pico tier's only rounds of every game (tests/pico_tier.py), so the seat counts vary
+# (a full Pai Gow A-5 table, four Pai Gow seats, three at the others).
+CI_SEATS = {"pr-pai-gow": 4, "pr-pai-gow-a5-low": 6, "pa-three-card-prime": 3,
+            "qc-caribbean": 3, "nj-5card": 3, "nj-3card": 3}
 # The protocol lines of the session (each batch of 100 ends with a `mem`).
 LINES = ("status", "meters", "recall 1", "tilt", "version", "deck", "bogus")
 
@@ -436,7 +447,6 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
     check the rest, a round dealt through UART1 while they did (settled as on CPython),
     and `recall 50`. reuse: the base of a Pico already flashed and provisioned (the
     survive run's): its flash and keys are copied instead of flashing again."""
-    import shutil
 
     from host_tools.table_host import play_rounds
 
@@ -526,12 +536,10 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
 
 
 if __name__ == "__main__":
+    import argparse
     import json
-    import sys
     import tempfile
     from pathlib import Path
-
-    import argparse
 
     ap = argparse.ArgumentParser(prog="python -m tests.pico_survive")
     ap.add_argument("--boot-per-game", action="store_true",

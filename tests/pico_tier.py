@@ -26,7 +26,7 @@ from host_tools.board_rank import rank_lines
 from host_tools.board_vectors import board_run, cpython_run
 from host_tools.boardlink import Board, BoardError
 from host_tools.pico import control_for
-from host_tools.table_host import Configurator, PicoTarget, play_rounds
+from host_tools.table_host import Configurator, PicoTarget
 from pitboss import profiles
 from pitboss.cards import names
 from tests import timeline
@@ -36,24 +36,18 @@ from tests import timeline
 # wall time), so CI ranks 125 per game (1,000 in all) to stay within its 15 minutes on 2
 # cores; PITBOSS_PICO_HANDS=1000 runs the full 1,000 per game (about 4 more minutes).
 HANDS_PER_GAME = int(os.environ.get("PITBOSS_PICO_HANDS", "125"))
-ROUND_GAMES = ("pr-pai-gow", "pr-pai-gow-a5-low", "pa-three-card-prime", "qc-caribbean",
-               "nj-5card", "nj-3card")
-# One round per game: two took CI ~60 s more of the emulator, and the round after a
-# settled one is played on the Pico by the serial job (two in a row) and by the survive
-# job's session (every game in turn, in production mode).
-ROUNDS = 1
-SEATS = {"pr-pai-gow": 4, "pr-pai-gow-a5-low": 6}
+# Rounds of every game through UART1 against CPython: the survive job's session plays
+# each game in production (tests/pico_survive.py, CI_SEATS), so this tier has no job of
+# its own for them (one took CI ~75-100 s of the emulator for the same proof, over the
+# raw REPL instead of the table's loop).
+
 # Power cuts inside the flash operations of a settlement: (operations that finish first,
 # bytes of the cut one that reach the chip).
 CUTS = ((0, 0), (2, 100), (4, 3000))
 CUT_GAME, CUT_SEATS = "nj-3card", 3
-JOBS = ("flash", "vectors", "hands", "serial", "rounds", "screen", "rfid", "powercut",
-        "survive")
+JOBS = ("flash", "vectors", "hands", "serial", "screen", "rfid", "powercut", "survive")
 # Issue 11 on the serial line (job "serial", before "rfid" registers a deck and makes the
-# RFID reader the table's shoe, and before "rounds": the loop's boot after a soft reset
-# replays the journal, and after the rounds of all six games that replay runs out of the
-# Pico's heap (MemoryError in evaluator._load, the known issue-11 heap limit; seen
-# 2026-12-01)): a round dealt through UART1 while the host sends
+# RFID reader the table's shoe): a round dealt through UART1 while the host sends
 # `status` and `recall` between frames; then LINK_CARDS cards through the acknowledged
 # link with the flash chip at its worst case (W25Q16JV: 400 ms sector erase, 3 ms page
 # program), so bytes are really dropped. `python -m host_tools.pico_link --cards 10000`
@@ -238,7 +232,8 @@ class Jobs:
 
     def job_flash(self, a):
         res, chip, wall = self._chip(a, lambda: flashing.flash(a.port, progress=None))
-        # A freshly flashed board's flash, for the power-cut Pico.
+        # A freshly flashed board's flash, never run on: the power-cut and survive Picos
+        # start from copies of it.
         shutil.copytree(a.flash, self.base / "fresh-flash")
         verified = flashing.verify(a.port, progress=None).ok
         a.connect()
@@ -262,17 +257,6 @@ class Jobs:
         if not getattr(a, "provisioned", False):
             a.conf.provision()
             a.provisioned = True
-
-    def job_rounds(self, a):
-        self._provisioned(a)
-        out = {}
-        for game in ROUND_GAMES:
-            seats = SEATS.get(game, 3)
-            assert a.conf.configure(game, seats)["ok"]
-            got, chip, wall = self._chip(
-                a, lambda: list(play_rounds(a.target, game, seats, ROUNDS, seed=500)))
-            out[game] = {"seats": seats, "settled": got, "chip_s": chip / ROUNDS}
-        return out
 
     def job_serial(self, a):
         """Protocol lines to the running loop (service mode; the loop runs there too)."""
@@ -369,7 +353,9 @@ class Jobs:
 
     def job_powercut(self, a):
         from tests.pico_powercut import run_cuts
-        b = Pico(self.base / "b", flash_dir=self.base / "fresh-flash", gpio={15: 0})
+        # On a copy: the survive job starts from the same fresh flash after this one.
+        shutil.copytree(self.base / "fresh-flash", self.base / "b-flash")
+        b = Pico(self.base / "b", flash_dir=self.base / "b-flash", gpio={15: 0})
         self.boards.append(b)
         try:
             return run_cuts(b)
@@ -383,7 +369,7 @@ class Jobs:
         from tests import pico_survive
         base = self.base / "survive"
         base.mkdir()
-        fig = pico_survive.run(base, log=lambda m: None)
+        fig = pico_survive.run(base, log=lambda m: None, flashed=self.base / "fresh-flash")
         # The same Pico booted from a journal of a full segment and a second begun (Pai
         # Gow at six seats, the largest rounds): the boot reads neither. Two segments, not
         # the budget's eight: each one costs CI ~25 s of copying and checking on the

@@ -12,7 +12,6 @@ import time
 import pytest
 
 from host_tools import export as ex
-from host_tools import flash as flashing
 from host_tools import vboard
 from host_tools.auth import KeyStore
 from host_tools.boardlink import Board
@@ -76,14 +75,8 @@ class Table:
 
 
 @pytest.fixture(scope="module")
-def flashed(tmp_path_factory):
-    base = tmp_path_factory.mktemp("flashed")
-    st = vboard.start(base / "flash", state_dir=base / "state")
-    try:
-        flashing.flash(st["port"], progress=None)
-    finally:
-        vboard.stop(base / "state")
-    return base / "flash"
+def flashed(vb_flash):
+    return vb_flash  # (conftest.py: flashed once for the session; Table copies it)
 
 
 @pytest.fixture

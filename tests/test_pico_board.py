@@ -58,20 +58,6 @@ def _reference(game, seats, rounds, seed):
     return list(play_rounds(t, game, seats, rounds, seed))
 
 
-@pytest.mark.pico("rounds")
-def test_rounds_dealt_through_uart1_settle_as_on_cpython(tier):
-    from tests.pico_tier import ROUND_GAMES, ROUNDS
-    r = tier.result("rounds")
-    assert sorted(r) == sorted(ROUND_GAMES)
-    for game, got in r.items():
-        want = _reference(game, got["seats"], ROUNDS, seed=500)
-        assert len(got["settled"]) == ROUNDS
-        for b, c in zip(got["settled"], want):
-            b, c = dict(b), dict(c)
-            b.pop("round"), c.pop("round")
-            assert b == c, game  # every card came over UART1 at 9600 baud
-
-
 def _no_round(r):
     r = dict(r)
     r.pop("round")

@@ -21,7 +21,7 @@ import pytest
 
 from host_tools import flash as fl
 from host_tools.auth import KeyStore, auth_line
-from host_tools.boardlink import BoardError, open_board
+from host_tools.boardlink import open_board
 from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table_host import BoardTarget, Configurator
 from host_tools.vboard import virtual_board
@@ -32,13 +32,14 @@ CONFIG = 'config {"game":"nj-5card","seats":2}'
 
 
 @pytest.fixture(scope="module")
-def flashed(tmp_path_factory):
-    """A flash folder holding the firmware, flashed and provisioned (key 't1') on a board
-    in service mode: every test starts a board of its own from a copy of it."""
+def flashed(tmp_path_factory, vb_flash):
+    """A flash folder holding the firmware, flashed (conftest.py's vb_flash) and
+    provisioned (key 't1') on a board in service mode: every test starts a board of its
+    own from a copy of it."""
     base = tmp_path_factory.mktemp("secure")
     keys = KeyStore(base / "keys")
+    shutil.copytree(vb_flash, base / "flash")
     with virtual_board(base / "flash", service=True) as st:
-        fl.flash(st["port"], progress=None)
         with open_board(st["port"]) as b:
             Configurator(BoardTarget(b), "t1", keys).provision()
     assert (base / "flash" / "manifest.mac").exists()

@@ -12,7 +12,6 @@ import time
 
 import pytest
 
-from host_tools import flash as fl
 from host_tools.auth import KeyStore
 from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table_host import Configurator, LocalTarget, open_table, plan_round
@@ -24,14 +23,15 @@ GAME, SEATS = "pr-pai-gow", 4
 
 
 @pytest.fixture(scope="module")
-def flashed(tmp_path_factory):
-    """Flashed and provisioned in service mode; the table commands go over protocol
-    lines already (provisioning is the raw REPL's, then the loop runs again)."""
+def flashed(tmp_path_factory, vb_flash):
+    """Flashed (conftest.py's vb_flash) and provisioned in service mode; the table
+    commands go over protocol lines already (provisioning is the raw REPL's, then the
+    loop runs again)."""
     base = tmp_path_factory.mktemp("serial")
     keys = KeyStore(base / "keys")
+    shutil.copytree(vb_flash, base / "flash")
     with virtual_board(base / "flash", service=True) as st:
-        fl.flash(st["port"], progress=None)
-        # flash soft-resets the board: its loop answers lines right away, in service mode
+        # a flashed board boots into its loop: it answers lines right away, in service mode
         assert probe(st["port"]) == SERVICE
         with open_table(st["port"]) as t:
             assert t.commands(["status"])[0]["ok"]

@@ -4,12 +4,12 @@ they never crash it and never deal a card, and halt the round as the misdeal the
 100,000 protocol lines leave its free memory (after gc.collect) where it was."""
 import json
 import random
+import shutil
 
 import pytest
 
 from host_tools.auth import KeyStore
 from host_tools.table_host import BoardTarget, Configurator
-from host_tools import flash as flashing
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
 from pitboss import shoe as shoe_mod
@@ -19,9 +19,10 @@ BATCH = 5_000
 
 
 @pytest.fixture(scope="module")
-def target(tmp_path_factory):
-    with virtual_board(tmp_path_factory.mktemp("soak")) as st:
-        flashing.flash(st["port"], progress=None)
+def target(tmp_path_factory, vb_flash):
+    flash = tmp_path_factory.mktemp("soak") / "flash"
+    shutil.copytree(vb_flash, flash)  # conftest.py: flashed once for the session
+    with virtual_board(flash) as st:
         b = Board(st["port"])
         try:
             t = BoardTarget(b)

@@ -4,6 +4,7 @@ firmware settles them on CPython; recall, screenshot; and power cuts at 50 point
 rounds of every game, each resumed from the board's saved flash with the same final
 settlement and no settled round lost or doubled."""
 import os
+import shutil
 import signal
 import tempfile
 import time
@@ -27,13 +28,18 @@ ROUNDS = 3
 
 
 class VirtualTable:
-    """A virtual board with its own flash folder, flashed and provisioned once."""
+    """A virtual board with its own flash folder, flashed and provisioned once.
+    flashed: a flash folder already written by `pitboss flash` (conftest.py's vb_flash),
+    copied instead of flashing again."""
 
-    def __init__(self, base):
+    def __init__(self, base, flashed=None):
         self.state, self.flash = base / "state", base / "flash"
         self.keys = KeyStore(str(base / "keys"))
+        if flashed is not None:
+            shutil.copytree(flashed, self.flash)
         st = vboard.start(self.flash, state_dir=self.state)
-        flashing.flash(st["port"], progress=None)
+        if flashed is None:
+            flashing.flash(st["port"], progress=None)
         self._connect(st)
         Configurator(self.target, "vt", self.keys).provision()
 
@@ -58,8 +64,8 @@ class VirtualTable:
 
 
 @pytest.fixture(scope="module")
-def vt(tmp_path_factory):
-    t = VirtualTable(tmp_path_factory.mktemp("table"))
+def vt(tmp_path_factory, vb_flash):
+    t = VirtualTable(tmp_path_factory.mktemp("table"), vb_flash)
     try:
         yield t
     finally:
