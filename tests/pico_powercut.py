@@ -6,6 +6,7 @@ import tempfile
 
 from host_tools.auth import KeyStore
 from host_tools.boardlink import BoardError
+from host_tools.protolink import ProtocolLink
 from host_tools.shoe_sim import shuffled_deck
 from host_tools.table_host import Configurator, LocalTarget, plan_round
 from pitboss.profiles import get
@@ -50,6 +51,11 @@ def run_cuts(pico):
         pico.close()
         pico.wait_off()
         pico.up()
+        # The boot replays the journal before its loop answers and turns Ctrl-C on: wait
+        # for the loop, so mpremote's Ctrl-C lands in it, not in the boot (under CI's
+        # load, 2026-12-02, a Ctrl-C lost in the boot left Board() misreading the mode).
+        with ProtocolLink(pico.port) as link:
+            link.ready(300)
         pico.connect()
         t = pico.target
         after_cut = t.commands(["meters", "status"])
