@@ -391,7 +391,7 @@ class Jobs:
 
     def job_powercut(self, a):
         from tests.pico_powercut import run_cuts
-        # On a copy: the survive job starts from the same fresh flash after this one.
+        # On a copy: the survive job (on its own thread) starts from the same fresh flash.
         shutil.copytree(self.base / "fresh-flash", self.base / "b-flash")
         b = Pico(self.base / "b", flash_dir=self.base / "b-flash", gpio={15: 0})
         self.boards.append(b)
