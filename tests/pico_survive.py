@@ -24,6 +24,8 @@ BOARD_ID = "pico"
 GAME, SEATS = "nj-3card", 3
 DEAL_S = 120  # wall seconds for the next card's reply (a card lost is a tilt, no reply)
 REPLY_S = 900  # wall seconds for a reply from the emulated chip (a cold boot, a 1 MB line)
+BURST = 15  # `mem` lines sent at once: ~9 s of chip, past the firmware's WDT_MS (8 s)
+BURST_REPLY_S = 120  # a chip reset mid-burst never answers: fail in minutes, not REPLY_S
 
 
 class Session:
@@ -194,6 +196,17 @@ def run(base, log=print, flashed=None):
         fig["after_junk"] = s.finish(plan)
         fig["mem_after_junk"] = s.mem()
 
+        # A burst of slow lines, all taken in one pass of the loop: BURST `mem` lines
+        # (0.6 s of chip each) outlast the watchdog's period unless the loop feeds it
+        # after every line (it did once per pass: the chip was reset mid-burst and the
+        # replies lost).
+        c2 = s.ctl.cycles()["ns"]
+        s.link.write(b"mem\n" * BURST)
+        fig["burst"] = [s.link.reply(BURST_REPLY_S) for _ in range(BURST)]
+        fig["burst_chip_s"] = (s.ctl.cycles()["ns"] - c2) / 1e9
+        s.min_free = min([s.min_free] + [r["min_free"] for r in fig["burst"]])
+        log("burst: %d mem lines in %.1f s chip" % (BURST, fig["burst_chip_s"]))
+
         # A blocked loop: half a round dealt, the chip hangs, the watchdog resets it, the
         # boot replays the round from the journal and the rest of it is dealt.
         plan, cards = s.start_round(seed=202)
@@ -311,22 +324,24 @@ def play_games(s, rounds, seats_of, export_dir, log, t0):
     return out, exports
 
 
-def session(base, rounds=200, lines=10000, rfid=True, log=print):
+def session(base, rounds=200, lines=10000, rfid=True, log=print, seats=None, flashed=None):
     """Boot, then every game configured in turn with `rounds` rounds dealt through UART1
     (each settlement compared with CPython), the journal exported and acknowledged every
     EXPORT_EVERY rounds, `recall 50`, `meters`, a deck registered through the emulated
     MFRC522 and one round dealt by tag, `lines` protocol lines: the figures (lowest free
-    heap, largest free block, session length in chip time and wall time)."""
+    heap, largest free block, session length in chip time and wall time). seats: every
+    game at that many seats (default SESSION_SEATS); flashed: as flash_and_provision's."""
     s = Session(base)
-    fig = {"rounds": rounds, "lines": lines, "games": {}}
-    s.flash_and_provision()
+    seats_of = SESSION_SEATS if seats is None else dict.fromkeys(SESSION_SEATS, seats)
+    fig = {"rounds": rounds, "lines": lines, "seats": seats_of, "games": {}}
+    s.flash_and_provision(flashed)
     t0 = time.monotonic()
     try:
         fig["boot"] = boot = s.power_up()
         c0 = s.ctl.cycles()["ns"]
         log("boot: %r" % boot)
         max_blocks = [boot["max_block"]]
-        fig["games"], exports = play_games(s, rounds, SESSION_SEATS, base / "export", log,
+        fig["games"], exports = play_games(s, rounds, seats_of, base / "export", log,
                                            t0)
         max_blocks += [g["mem"]["max_block"] for g in fig["games"].values()]
         _export(s, base / "export")
@@ -365,14 +380,16 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print):
         max_blocks.append(m["max_block"])
         fig["status_end"] = s.request("status")
         fig["tilts"] = s.request("tilt")["active"]
+        # The session's chip time, power-on to here (the emulator that follows is a new
+        # chip whose clock starts at 0).
+        fig["chip_s"] = (s.ctl.cycles()["ns"] - c0) / 1e9
         # A power cycle after rounds of every game, Pai Gow's and three-card's among them:
         # the boot replays the journal (docs/journal.md) on the chip's heap, in production.
         s.power_off()
         fig["boot_after_session"] = s.power_up()
         fig["status_after_session"] = s.request("status")
         fig["min_free"] = s.min_free
-        fig["min_max_block"] = min(max_blocks)
-        fig["chip_s"] = (s.ctl.cycles()["ns"] - c0) / 1e9
+        fig["min_max_block"] = min(max_blocks + [fig["boot_after_session"]["max_block"]])
         fig["wall_s"] = time.monotonic() - t0
         log("%d lines (%d unexpected) in %.1f s chip, %.0f s wall; end %r" % (
             lines, bad, fig["lines_chip_s"], fig["lines_wall_s"], m))
@@ -552,12 +569,22 @@ if __name__ == "__main__":
                     "budget at a nearly full journal)")
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--lines", type=int, default=10000)
+    ap.add_argument("--seats", type=int, default=None,
+                    help="--session: every game at SEATS seats (default: a full table of "
+                         "each, SESSION_SEATS)")
+    ap.add_argument("--flashed", type=Path, default=None, metavar="DIR",
+                    help="start from a copy of this flash folder, written by `pitboss "
+                         "flash` (skips flashing)")
     a = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="pitboss-pico-survive-"))
     if a.full_journal:
         out = full_journal(base, a.full_journal)
     elif a.session:
-        out = session(base, rounds=a.rounds, lines=a.lines)
+        t0 = time.monotonic()
+        out = session(base, rounds=a.rounds, lines=a.lines, seats=a.seats,
+                      flashed=a.flashed,
+                      log=lambda m: print("%7.0f %s" % (time.monotonic() - t0, m),
+                                          flush=True))
     else:
         out = boot_per_game(base) if a.boot_per_game else run(base)
     print(json.dumps(out, default=str))

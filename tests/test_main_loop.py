@@ -121,6 +121,30 @@ def test_junk_long_lines_and_partial_lines_are_refused_whole_and_the_loop_goes_o
     assert w.fed > (1 << 20) // app._DRAIN_MAX
 
 
+def test_the_watchdog_is_fed_after_every_line_of_a_burst():
+    """Lines that arrive together are answered in one pass; a burst of slow ones (a dozen
+    `mem` lines take 8.6 s of a Pico, past WDT_MS) must not starve the watchdog: it is fed
+    after every answer, not only once per pass."""
+    from pitboss import app
+    events = []
+
+    class WDT:
+        def feed(self):
+            events.append("feed")
+    a = _app()
+    rfd, wfd = os.pipe()
+    burst = b"version\n" * 12 + b"status\n"
+    assert len(burst) < app._DRAIN_MAX  # all of it taken in one pass
+    os.write(wfd, burst)
+    os.close(wfd)
+    with os.fdopen(rfd, "rb") as stream:
+        app.serve(a, stream, lambda r: events.append("reply"), poll_ms=1, wdt=WDT())
+    assert events.count("reply") == 13
+    # Every reply is followed by a feed before the next line is answered.
+    replies = [i for i, e in enumerate(events) if e == "reply"]
+    assert all(events[i + 1] == "feed" for i in replies), events
+
+
 def test_line_reader_refuses_the_limit_plus_one_and_takes_the_limit():
     from pitboss import app
     r = app.LineReader()

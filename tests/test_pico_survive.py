@@ -1,7 +1,8 @@
 """Issue 11 on the emulated Pico, production mode (tests/pico_survive.py does the run):
 boot within 2 s of chip time to the first answered protocol line, heap after boot and
 through the session at least 64 KB free, junk on the serial line refused whole and a round
-settled after it exactly as on CPython, and a hung chip reset by the watchdog into a boot
+settled after it exactly as on CPython, a burst of slow lines answered without a
+watchdog reset, and a hung chip reset by the watchdog into a boot
 that resumes the round from the journal, then every game in turn on the same running loop
 (each round settled as on CPython) within the heap. One run, shared by the tests below.
 Then the same Pico boots from a journal of a full segment and a second begun. The whole
@@ -51,6 +52,18 @@ def test_junk_is_refused_whole_and_a_round_then_settles_as_on_cpython(fig):
     assert codes[-7:-2] == ["bad_format"] * 5, codes
     pico, local = fig["after_junk"]
     assert pico["ok"] and pico == local
+
+
+def test_a_burst_of_slow_lines_is_answered_without_a_watchdog_reset(fig):
+    """15 `mem` lines arrive at once and are answered in one pass of the loop, longer
+    than the watchdog's period: the loop feeds it after every line, so the chip is not
+    reset (one boot: up_ms runs on across the burst) and every line is answered."""
+    from pitboss.app import WDT_MS
+    burst = fig["burst"]
+    assert len(burst) == 15 and all(r.get("ok") for r in burst), burst[-1:]
+    ups = [r["up_ms"] for r in burst]
+    assert ups == sorted(ups) and ups[-1] - ups[0] > WDT_MS, ups
+    assert fig["burst_chip_s"] * 1000 > WDT_MS, fig["burst_chip_s"]
 
 
 def test_a_hung_chip_is_reset_and_the_round_resumes_from_the_journal(fig):

@@ -728,6 +728,11 @@ def serve(a, stream, write, poll_ms=10, wdt=None):
             if line is not None:
                 _answer(a, line, write)
                 a.note_mem()
+                if wdt is not None:
+                    # After every line, not only every pass: a pass answers every line
+                    # waiting (up to _DRAIN_MAX bytes), and a burst of slow ones (a dozen
+                    # `mem`, 0.7 s each on a Pico) outlasted WDT_MS and reset the chip.
+                    wdt.feed()
         if not got:
             _idle(a, write)
         wait = 0 if got >= _DRAIN_MAX else poll_ms
