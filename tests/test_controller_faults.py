@@ -299,6 +299,31 @@ print(fams())
     assert after == "['pitboss.games.caribbean', 'pitboss.games.dealer']"
 
 
+def test_read_only_commands_do_not_redraw_the_display():
+    """A redraw is 1 KB over I2C (75.8 against 9.3 ms for `version` on the emulated
+    Pico): only a command that can change what the display shows redraws it."""
+    class Display:
+        draws = 0
+
+        def __getattr__(self, name):
+            def draw(*a, **k):
+                self.draws += 1
+            return draw
+    d = Display()
+    ctl = Controller("", fs=FaultFS(_fresh()), clock=lambda: 1000, rng=lambda n: 0,
+                     display=d)
+    ctl.boot()
+    assert ctl.command(auth_line(KEY, 1, 'config {"game":"nj-5card","seats":2}'))["ok"]
+    n = d.draws
+    assert n > 0
+    for line in ("status", "version", "tilt", "meters", "recall 1", "rank nj-5card "
+                 "As Ks Qs Js Ts", "games"):
+        assert ctl.command(line).get("ok", True) is not False, line
+    assert d.draws == n
+    assert ctl.command("wager 1 ante=5")["ok"]
+    assert d.draws == n + 1
+
+
 def test_a_display_that_fails_after_a_command_keeps_the_reply_and_halts():
     class Display:
         broken = False

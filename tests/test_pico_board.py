@@ -125,6 +125,9 @@ def test_display_unplugged_the_protocol_still_answers(tier):
     r = tier.result("screen")
     assert isinstance(r["unplugged"], list), r["unplugged"][-300:]
     assert r["unplugged"][0]["ok"]
+    # ...and the redraw that failed is a display_fault tilt (issue 11), not a lost reply.
+    tilts = [t["code"] for t in r["after"][-1][0]["tilts"]]
+    assert "display_fault" in tilts, r["after"]
 
 
 @pytest.mark.pico("rfid")

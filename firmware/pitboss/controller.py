@@ -714,7 +714,8 @@ class Controller:
             err = reply.get("error")
             if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
                 self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
-            if reply.get("ok") and (verb != "newround" or self.journal.last_seq != seq0):
+            if reply.get("ok") and verb not in _QUIET_VERBS and (
+                    verb != "newround" or self.journal.last_seq != seq0):
                 self._show()  # (a newround with nothing to close changed nothing)
             return reply
         except Exception as e:
@@ -1082,6 +1083,11 @@ class Controller:
 _DEAL_REDRAW = 7  # cards between display updates during a deal (a Pai Gow packet)
 # (and the configured game's decisions: Table.decisions())
 _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
+# Commands that only read: what the display shows cannot have changed, so no redraw. A
+# redraw of a settled seven-seat table is 1 KB over I2C: measured on the emulated Pico,
+# `version` took 75.8 ms with it and 9.3 ms without, `status` 143.8 and 77.1 ms.
+_QUIET_VERBS = ("status", "recall", "meters", "tilt", "export", "version", "deck",
+                "verify", "mem", "screen", "rank", "best", "games")
 # Commands that move the round; refused while a tilt is active.
 _TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
                 "newround")
