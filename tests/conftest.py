@@ -90,12 +90,15 @@ def pytest_collection_modifyitems(config, items):
     # running meanwhile (the jobs start at collection: pytest_collection_finish below).
     # (Tried on 2026-12-01 and reverted when the Picos lost their ports; that was the
     # census's forked pool holding their port locks: host_tools.process_pool.)
-    waits = [i for i in items if i.get_closest_marker("pico") is not None or
-             i.get_closest_marker("background") is not None]
-    if waits:
-        rest = [i for i in items if i.get_closest_marker("pico") is None and
-                i.get_closest_marker("background") is None]
-        items[:] = rest + waits
+    # The slow tier (the census, a pool of one worker per core) goes just before them:
+    # met early, its workers fight both Pico emulators for CI's two cores; met late, it
+    # fills the core the foreground alone leaves idle once the Pico's jobs are done.
+    def waits(i):
+        return (i.get_closest_marker("pico") is not None or
+                i.get_closest_marker("background") is not None)
+    items[:] = ([i for i in items if not waits(i) and i.get_closest_marker("slow") is None]
+                + [i for i in items if not waits(i) and i.get_closest_marker("slow")]
+                + [i for i in items if waits(i)])
 
 # ---- one flashed virtual board for the board modules ---------------------------------
 @pytest.fixture(scope="session")

@@ -45,7 +45,8 @@ HANDS_PER_GAME = int(os.environ.get("PITBOSS_PICO_HANDS", "125"))
 # bytes of the cut one that reach the chip).
 CUTS = ((0, 0), (2, 100), (4, 3000))
 CUT_GAME, CUT_SEATS = "nj-3card", 3
-JOBS = ("flash", "vectors", "hands", "serial", "screen", "rfid", "powercut", "survive")
+JOBS = ("flash", "vectors", "hands", "serial", "screen", "rfid", "names", "powercut",
+        "survive")
 # Jobs on a Pico and a thread of their own, started when "flash" is done (they start
 # from its fresh flash): survive is as long as all the others together.
 SIDE_JOBS = ("survive",)
@@ -61,6 +62,10 @@ LINK_CARDS = int(os.environ.get("PITBOSS_PICO_LINK_CARDS", "90"))
 WORST_FLASH_MS = (400, 3)
 # A job needs these to have run first (on the same Pico).
 NEEDS = {}
+# Job "names": every game configured in turn on one boot, in the order of the survive
+# session (tests/pico_survive.py), then micropython.qstr_info() after each.
+NAMES_ORDER = ("pr-pai-gow", "pr-pai-gow-a5-low", "pa-three-card-prime", "qc-caribbean",
+               "nj-5card", "nj-3card")
 
 
 def random_hands(game, n, seed):
@@ -390,6 +395,38 @@ class Jobs:
             r = a.conf.signed("tilt-clear pico-tier")
             assert r.get("ok"), r
         return register_and_deal(a)
+
+    def job_names(self, a):
+        """The names the firmware interns (qstrs) once every game has been configured on
+        one boot: MicroPython keeps them for good, in pools that double in size, so one
+        name too many allocates a pool of ~7.8 KB for the rest of the boot (issue 11; a
+        seventh pool took a long session under its heap budget). Service mode, the same
+        controller the main loop runs, after a soft reset: a heap as fresh as a boot's."""
+        self._provisioned(a)
+        lines = [a.keys.sign("pico", 'config {"game":"%s","seats":%d}'
+                             % (g, 6 if g.startswith("pr-") else 7)) for g in NAMES_ORDER]
+        a.close()
+        a.connect()  # mpremote's raw REPL soft-resets the chip: a fresh heap
+        out = a.board.exec(
+            "import gc, micropython\n"
+            "import pitboss.app as A\n"
+            "ctl = A.app().ctl\n"
+            "for ln in %r:\n"
+            "    r = ctl.command(ln)\n"
+            "    gc.collect()\n"
+            "    print('CONFIG', r.get('ok'), gc.mem_alloc())\n"
+            "    micropython.qstr_info()\n" % (lines,))
+        rows, row = [], None
+        for ln in out.splitlines():
+            if ln.startswith("CONFIG "):
+                _, ok, alloc = ln.split()
+                row = {"ok": ok == "True", "alloc": int(alloc)}
+                rows.append(row)
+            elif ln.startswith("qstr pool:") and row is not None:
+                for kv in ln.split(":", 1)[1].split(","):
+                    k, v = kv.strip().split("=")
+                    row[k] = int(v)
+        return {"games": list(NAMES_ORDER), "rows": rows, "out": out[-2000:]}
 
     def job_powercut(self, a):
         from tests.pico_powercut import run_cuts

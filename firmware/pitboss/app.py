@@ -18,16 +18,17 @@ from pitboss.clock import Clock
 from pitboss.compat import missing
 from pitboss.errors import Refused
 from pitboss.shoe import SerialShoe
+from pitboss.compat import const
 
 # The display (framebuf, TableDisplay) and the RFID reader (MFRC522, deck map, RFIDShoe)
 # are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module
 # imported is heap held for good (issue 11's budget).
 _app = None
-_LINE_MAX = 512  # a longer line is refused whole (bad_format), never cut and run
+_LINE_MAX = const(512)  # a longer line is refused whole (bad_format), never cut and run
 # Bytes taken from the serial line per pass before the shoe is served again: the line is
 # drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
 # megabyte of junk cannot starve the shoe's UART (256-byte rxbuf, ~270 ms at 9600 baud).
-_DRAIN_MAX = 1024
+_DRAIN_MAX = const(1024)
 # A collection whenever this many bytes were allocated since the last one: MicroPython
 # otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
 # take the free heap down to nothing between collections. Measured on the emulated Pico:

@@ -8,8 +8,9 @@
 # (boards/*.py `set_rtc`, the only place that touches `machine`) so everything else on
 # the chip sees the same time, and keeps an offset for a board that has none.
 import time
+from pitboss.compat import const
 
-_UNIX_2000 = 946684800  # the Unix time of 2000-01-01, where ports with a 2000 epoch start
+_UNIX_2000 = const(946684800)  # the Unix time of 2000-01-01, where ports with a 2000 epoch start
 
 
 class Clock:

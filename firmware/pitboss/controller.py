@@ -61,7 +61,7 @@ from pitboss.tilt import Tilt, check_operator
 
 RECALL_MAX = 50  # and the journal never deletes a segment holding one of the last 50
 EXPORT_MAX = 50  # records per export reply
-_EXPORT_BYTES = 4096  # payload bytes per export reply (one raw-REPL answer)
+_EXPORT_BYTES = const(4096)  # payload bytes per export reply (one raw-REPL answer)
 CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
 CLOCK_MAX = 4102444800  # 2100-01-01
 # A checkpoint (a snapshot record, pitboss.journal) once this many bytes were journalled
@@ -74,7 +74,7 @@ _CHECKPOINT_BYTES = const(2048)
 # Pico, then reads and CRCs a few records, ~0.2 us a byte): a shoe frame arriving meanwhile
 # waits in the UART's 256-byte buffer.
 _VERIFY_RECORDS = const(4)
-_BAD_MAC_TILT = 3  # refused authenticated commands in a row before the table tilts
+_BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the table tilts
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
 # event code, means a card may be missing or wrong: each tilts with its own code and
@@ -1080,7 +1080,7 @@ class Controller:
                  ("CARDS %d/%d" % (st["dealt"], st["to_deal"]),) if st["to_deal"] else ())
 
 
-_DEAL_REDRAW = 7  # cards between display updates during a deal (a Pai Gow packet)
+_DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 # (and the configured game's decisions: Table.decisions())
 _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
 # Commands that only read: what the display shows cannot have changed, so no redraw. A

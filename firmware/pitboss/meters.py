@@ -22,8 +22,9 @@ import json
 from pitboss.journal import KIND_RECORD
 from pitboss.osfs import write_file
 from pitboss.slots import SlotCorrupt, Slots
+from pitboss.compat import const
 
-_VERSION = 1
+_VERSION = const(1)
 
 
 class MetersCorrupt(Exception):

@@ -11,6 +11,7 @@ import json
 import time
 
 from pitboss.slots import SlotCorrupt, Slots
+from pitboss.compat import const
 
 # The codes (docs/journal.md explains each and who raises it).
 CODES = (
@@ -44,8 +45,8 @@ CODES = (
     "journal_full",  # the journal's flash budget is used up by records not yet exported
     "display_fault",  # the table display is missing or failed; the table runs without it
 )
-_VERSION = 1
-_DETAIL_MAX = 80
+_VERSION = const(1)
+_DETAIL_MAX = const(80)
 
 
 def _default_clock():
