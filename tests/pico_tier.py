@@ -163,22 +163,18 @@ class PicoTier:
 
     def stop(self):
         self.stopping = True
-        self.thread.join(60)
-        if self.pool is not None:
-            if not self.thread.is_alive():
+        self.thread.join(60)  # it joins the side threads before it ends
+        done = not self.thread.is_alive()
+        for pool in [self.pool] + self.side_pools:
+            if pool is None:
+                continue
+            if done:
                 try:
-                    self.pool.apply(_stop_jobs)  # the boards stopped cleanly
+                    pool.apply(_stop_jobs)  # the boards stopped cleanly
                 except Exception:
                     pass
             # A worker still in a job is killed; its boards see their owner gone and
             # stop by themselves (vboard's parent_pid).
-            self.pool.terminate()
-        for pool in self.side_pools:
-            if not self.thread.is_alive():
-                try:
-                    pool.apply(_stop_jobs)
-                except Exception:
-                    pass
             pool.terminate()
         shutil.rmtree(self.base, ignore_errors=True)
 
