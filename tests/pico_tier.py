@@ -45,7 +45,7 @@ HANDS_PER_GAME = int(os.environ.get("PITBOSS_PICO_HANDS", "125"))
 # bytes of the cut one that reach the chip).
 CUTS = ((0, 0), (2, 100), (4, 3000))
 CUT_GAME, CUT_SEATS = "nj-3card", 3
-JOBS = ("flash", "vectors", "hands", "serial", "screen", "rfid", "names", "powercut",
+JOBS = ("flash", "vectors", "hands", "names", "serial", "screen", "rfid", "powercut",
         "survive")
 # Jobs on a Pico and a thread of their own, started when "flash" is done (they start
 # from its fresh flash): survive is as long as all the others together.
@@ -394,7 +394,7 @@ class Jobs:
 
     def job_names(self, a):
         """The names the firmware interns (qstrs) once every game has been configured on
-        one boot: MicroPython keeps them for good, in pools that double in size, so one
+        one boot (before `serial`: no tilt left by the jobs that unplug things): MicroPython keeps them for good, in pools that double in size, so one
         name too many allocates a pool of ~7.8 KB for the rest of the boot (issue 11; a
         seventh pool took a long session under its heap budget). Service mode, the same
         controller the main loop runs, after a soft reset: a heap as fresh as a boot's."""
@@ -410,13 +410,13 @@ class Jobs:
             "for ln in %r:\n"
             "    r = ctl.command(ln)\n"
             "    gc.collect()\n"
-            "    print('CONFIG', r.get('ok'), gc.mem_alloc())\n"
+            "    print('CONFIG', r.get('ok'), gc.mem_alloc(), r.get('error'))\n"
             "    micropython.qstr_info()\n" % (lines,))
         rows, row = [], None
         for ln in out.splitlines():
             if ln.startswith("CONFIG "):
-                _, ok, alloc = ln.split()
-                row = {"ok": ok == "True", "alloc": int(alloc)}
+                _, ok, alloc, err = ln.split(None, 3)
+                row = {"ok": ok == "True", "alloc": int(alloc), "error": err}
                 rows.append(row)
             elif ln.startswith("qstr pool:") and row is not None:
                 for kv in ln.split(":", 1)[1].split(","):
