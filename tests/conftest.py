@@ -93,12 +93,12 @@ def pytest_collection_modifyitems(config, items):
     # The slow tier (the census, a pool of one worker per core) goes just before them:
     # met early, its workers fight both Pico emulators for CI's two cores; met late, it
     # fills the core the foreground alone leaves idle once the Pico's jobs are done.
-    def waits(i):
-        return (i.get_closest_marker("pico") is not None or
-                i.get_closest_marker("background") is not None)
-    items[:] = ([i for i in items if not waits(i) and i.get_closest_marker("slow") is None]
-                + [i for i in items if not waits(i) and i.get_closest_marker("slow")]
-                + [i for i in items if waits(i)])
+    def place(i):  # a stable sort keeps the modules' own order within each group
+        if (i.get_closest_marker("pico") is not None or
+                i.get_closest_marker("background") is not None):
+            return 2
+        return 1 if i.get_closest_marker("slow") is not None else 0
+    items.sort(key=place)
 
 # ---- one flashed virtual board for the board modules ---------------------------------
 @pytest.fixture(scope="session")

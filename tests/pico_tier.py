@@ -62,10 +62,6 @@ LINK_CARDS = int(os.environ.get("PITBOSS_PICO_LINK_CARDS", "90"))
 WORST_FLASH_MS = (400, 3)
 # A job needs these to have run first (on the same Pico).
 NEEDS = {}
-# Job "names": every game configured in turn on one boot, in the order of the survive
-# session (tests/pico_survive.py), then micropython.qstr_info() after each.
-NAMES_ORDER = ("pr-pai-gow", "pr-pai-gow-a5-low", "pa-three-card-prime", "qc-caribbean",
-               "nj-5card", "nj-3card")
 
 
 def random_hands(game, n, seed):
@@ -394,13 +390,19 @@ class Jobs:
 
     def job_names(self, a):
         """The names the firmware interns (qstrs) once every game has been configured on
-        one boot (before `serial`: no tilt left by the jobs that unplug things): MicroPython keeps them for good, in pools that double in size, so one
-        name too many allocates a pool of ~7.8 KB for the rest of the boot (issue 11; a
-        seventh pool took a long session under its heap budget). Service mode, the same
-        controller the main loop runs, after a soft reset: a heap as fresh as a boot's."""
+        one boot, as in the survive session (its games, order and seats): MicroPython
+        keeps them for good, in pools that double in size, so one name too many
+        allocates a pool of ~7.8 KB for the rest of the boot (issue 11; a seventh pool
+        took a long session under its heap budget). Service mode, the same controller
+        the main loop runs, after a soft reset: a heap as fresh as a boot's. It runs
+        before `serial`: no tilt left by the jobs that unplug things."""
+        from pitboss import games
+        from tests.pico_survive import SESSION_SEATS
+
         self._provisioned(a)
+        order = list(games.ids())
         lines = [a.keys.sign("pico", 'config {"game":"%s","seats":%d}'
-                             % (g, 6 if g.startswith("pr-") else 7)) for g in NAMES_ORDER]
+                             % (g, SESSION_SEATS[g])) for g in order]
         a.close()
         a.connect()  # mpremote's raw REPL soft-resets the chip: a fresh heap
         out = a.board.exec(
@@ -422,7 +424,7 @@ class Jobs:
                 for kv in ln.split(":", 1)[1].split(","):
                     k, v = kv.strip().split("=")
                     row[k] = int(v)
-        return {"games": list(NAMES_ORDER), "rows": rows, "out": out[-2000:]}
+        return {"games": order, "rows": rows, "out": out[-2000:]}
 
     def job_powercut(self, a):
         from tests.pico_powercut import run_cuts

@@ -15,10 +15,9 @@ from pitboss import board as _board
 from pitboss import integrity
 from pitboss.controller import Controller, now_ms
 from pitboss.clock import Clock
-from pitboss.compat import missing
+from pitboss.compat import const, missing
 from pitboss.errors import Refused
 from pitboss.shoe import SerialShoe
-from pitboss.compat import const
 
 # The display (framebuf, TableDisplay) and the RFID reader (MFRC522, deck map, RFIDShoe)
 # are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module

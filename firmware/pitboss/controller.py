@@ -1081,7 +1081,8 @@ class Controller:
                  ("CARDS %d/%d" % (st["dealt"], st["to_deal"]),) if st["to_deal"] else ())
 
 
-# (and the configured game's decisions: Table.decisions())
+# The events a boot's replay applies to the table (and the configured game's decisions:
+# Table.decisions()).
 _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
 # Commands that only read: what the display shows cannot have changed, so no redraw. A
 # redraw of a settled seven-seat table is 1 KB over I2C: measured on the emulated Pico,
