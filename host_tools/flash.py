@@ -480,59 +480,63 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
     progress(str) gets one line per step and per copied file (None: quiet)."""
     progress = progress or (lambda msg: None)
     t0 = time.monotonic()
-    with _port(port) as dev, _build_lock(_build_dir(root)):
+    # The board first, then the build's lock: a port that is not there fails at once
+    # instead of after another flash from this checkout (CI's Pico tier holds the
+    # lock through a ~30 s build and copy, and test_cli_errors waited on it).
+    with _port(port) as dev:
         info = describe(dev, _all_planned(board, root))
         # The raw REPL broke into the board's loop: whatever happens next, soft-reset it
         # so the table runs again (the REPL is for the flash only).
         try:
-            name = _resolve_board(board, info["platform"])
-            abi = decode_sys_mpy(info["mpy"])
-            mode = "source" if source else "mpy"
-            progress("board: %s (MicroPython %s, %s, loads %s)" % (
-                name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
-            files = build(name, source, abi, _build_dir(root), root)
-            p = plan(files, info["hashes"], info["manifest"], name, mode, info.get("files"))
-            result = FlashResult(name, mode, len(files))
-            if p.up_to_date:
-                progress("up to date: %d files match the board" % len(files))
+            with _build_lock(_build_dir(root)):
+                name = _resolve_board(board, info["platform"])
+                abi = decode_sys_mpy(info["mpy"])
+                mode = "source" if source else "mpy"
+                progress("board: %s (MicroPython %s, %s, loads %s)" % (
+                    name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
+                files = build(name, source, abi, _build_dir(root), root)
+                p = plan(files, info["hashes"], info["manifest"], name, mode, info.get("files"))
+                result = FlashResult(name, mode, len(files))
+                if p.up_to_date:
+                    progress("up to date: %d files match the board" % len(files))
+                    result.seconds = time.monotonic() - t0
+                    return result
+
+                pending = manifest_text(files, name, mode, integrity.PENDING)
+                dirs = sorted({os.path.dirname(f.dest) for f in files} - {"/"})
+                args = ["exec", _board_code("begin(%r, %r)" % (pending, dirs))]
+                for f in p.copy:
+                    args += ["+", "fs", "cp", "-f", str(f.local), ":" + f.dest]
+                if p.remove:
+                    args += ["+", "exec", _board_code("remove(%r)" % (p.remove,))]
+                total_kb = sum(f.local.stat().st_size for f in p.copy) / 1024
+                progress("copying %d of %d files (%.1f KB)%s" % (
+                    len(p.copy), len(files), total_kb,
+                    ", removing %d stale" % len(p.remove) if p.remove else ""))
+                n = [0]
+
+                def on_line(line):
+                    if line.startswith("cp "):
+                        n[0] += 1
+                        progress("  [%d/%d] %s" % (n[0], len(p.copy), line.rsplit(":", 1)[-1]))
+
+                _mpremote(dev, args, TIMEOUT_COPY_BASE + TIMEOUT_COPY_PER_KB * total_kb, on_line)
+                if n[0] != len(p.copy):
+                    raise FlashError("mpremote reported %d of %d copies" % (n[0], len(p.copy)))
+
+                res = _report(_mpremote(
+                    dev, ["exec", _board_code("commit(%r)" % (p.final_manifest,))],
+                    TIMEOUT_QUERY + TIMEOUT_COPY_PER_KB * total_kb))
+                if not res["ok"]:
+                    raise FlashError("verification after copying failed; the board's manifest "
+                                     "stays pending. Board vs host: %s" % (res["bad"],))
+                _mpremote(dev, ["exec", SEAL_CODE], TIMEOUT_QUERY)
+                result.copied = [f.dest for f in p.copy]
+                result.removed = p.remove
                 result.seconds = time.monotonic() - t0
+                progress("verified: the board's %d files match the build (%.1f s)"
+                         % (len(files), result.seconds))
                 return result
-
-            pending = manifest_text(files, name, mode, integrity.PENDING)
-            dirs = sorted({os.path.dirname(f.dest) for f in files} - {"/"})
-            args = ["exec", _board_code("begin(%r, %r)" % (pending, dirs))]
-            for f in p.copy:
-                args += ["+", "fs", "cp", "-f", str(f.local), ":" + f.dest]
-            if p.remove:
-                args += ["+", "exec", _board_code("remove(%r)" % (p.remove,))]
-            total_kb = sum(f.local.stat().st_size for f in p.copy) / 1024
-            progress("copying %d of %d files (%.1f KB)%s" % (
-                len(p.copy), len(files), total_kb,
-                ", removing %d stale" % len(p.remove) if p.remove else ""))
-            n = [0]
-
-            def on_line(line):
-                if line.startswith("cp "):
-                    n[0] += 1
-                    progress("  [%d/%d] %s" % (n[0], len(p.copy), line.rsplit(":", 1)[-1]))
-
-            _mpremote(dev, args, TIMEOUT_COPY_BASE + TIMEOUT_COPY_PER_KB * total_kb, on_line)
-            if n[0] != len(p.copy):
-                raise FlashError("mpremote reported %d of %d copies" % (n[0], len(p.copy)))
-
-            res = _report(_mpremote(
-                dev, ["exec", _board_code("commit(%r)" % (p.final_manifest,))],
-                TIMEOUT_QUERY + TIMEOUT_COPY_PER_KB * total_kb))
-            if not res["ok"]:
-                raise FlashError("verification after copying failed; the board's manifest "
-                                 "stays pending. Board vs host: %s" % (res["bad"],))
-            _mpremote(dev, ["exec", SEAL_CODE], TIMEOUT_QUERY)
-            result.copied = [f.dest for f in p.copy]
-            result.removed = p.remove
-            result.seconds = time.monotonic() - t0
-            progress("verified: the board's %d files match the build (%.1f s)"
-                     % (len(files), result.seconds))
-            return result
         finally:
             restart_loop(dev)
 

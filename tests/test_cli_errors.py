@@ -101,6 +101,26 @@ def test_unreachable_port_is_one_line(tmp_path):
     assert r.returncode in (1, 2) and "Traceback" not in r.stderr
 
 
+def test_flash_to_a_missing_port_fails_while_another_flash_holds_the_build(tmp_path):
+    """The port is tried before the build's lock is taken: with the lock held (as CI's
+    Pico tier holds it through a ~30 s build and copy) the refusal still comes at once.
+    It used to wait for the lock (30 s of the test above in CI's runs); here it would
+    wait until run()'s timeout."""
+    import fcntl
+
+    from host_tools.flash import BUILD
+
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with open(BUILD / ".flash.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            r = run("flash", "--port", NO_BOARD, keys=tmp_path / "keys")
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert NO_BOARD in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("args,needle", [
     (["rank", "--port", NO_BOARD, "--game", "nj-5card", "As", "Ks", "Qs", "Js", "Ts"], NO_BOARD),
     (["vectors", "--port", NO_BOARD], NO_BOARD),
