@@ -399,8 +399,25 @@ def test_a_raw_payload_is_written_as_the_json_string_of_its_text(pad):
                       separators=(",", ":"))
     row = {"seq": 7, "kind": "R", "crc": 1, "mac": "ab", "payload": text.encode()}
     buf = io.StringIO()
-    app._write_record(buf.write, buf, row)
+    app._write_record(buf.write, buf, row, "payload")
     assert json.loads(buf.getvalue()) == dict(row, payload=text)
+
+
+@pytest.mark.parametrize("pad", range(0, 66, 5))
+def test_a_stored_result_is_written_as_its_json(pad):
+    # A recall row's result as the journal holds it (a memoryview of its JSON): written
+    # as it is, 64 bytes at a time, no piece cut inside a UTF-8 sequence.
+    import io
+
+    from pitboss import app
+
+    result = {"game": "qc-caribbean", "note": "x" * pad + "caf\u00e9 \"q\" \\ "
+              + "\U0001F0A1" * 30, "seats": [{"seat": 1, "amount": -500}]}
+    text = json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
+    row = {"seq": 7, "game": "qc-caribbean", "round": 3, "result": memoryview(text)}
+    buf = io.StringIO()
+    app._write_record(buf.write, buf, row, "result")
+    assert json.loads(buf.getvalue()) == dict(row, result=result)
 
 
 def test_a_streamed_export_cut_by_damage_keeps_what_came_and_says_so(tmp_path):

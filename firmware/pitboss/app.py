@@ -580,7 +580,9 @@ def json_writer(stream):
                 if n:
                     w(", ")
                 if type(row.get("payload")) is bytes:  # ExportRows' raw payload
-                    _write_record(w, stream, row)
+                    _write_record(w, stream, row, "payload")
+                elif type(row.get("result")) is memoryview:  # Rows' stored result
+                    _write_record(w, stream, row, "result")
                 else:
                     json.dump(row, stream)
                 n += 1
@@ -593,21 +595,23 @@ def json_writer(stream):
     return write
 
 
-def _write_record(w, stream, row):
-    """An export row whose payload is the record's bytes: the other fields by json.dump,
-    the payload as a JSON string written 64 bytes at a time (never one str of it). The
-    payload is the firmware's own compact JSON, so only its quotes and backslashes need
-    escaping (json.dumps escaped every control character in it); a piece never ends
-    inside a UTF-8 sequence."""
+def _write_record(w, stream, row, raw):
+    """A row with one field as stored bytes, written 64 bytes at a time (never one str
+    of it), the other fields by json.dump. raw "payload" (an export row): the record's
+    bytes as a JSON string; it is the firmware's own compact JSON, so only its quotes and
+    backslashes need escaping (json.dumps escaped every control character in it).
+    raw "result" (a recall row): the stored result's JSON (a memoryview), as it is. A
+    piece never ends inside a UTF-8 sequence."""
     w("{")
     for k in row:
-        if k != "payload":
+        if k != raw:
             json.dump(k, stream)
             w(": ")
             json.dump(row[k], stream)
             w(", ")
-    w('"payload": "')
-    b = row["payload"]
+    quote = raw == "payload"
+    w('"payload": "' if quote else '"result": ')
+    b = row[raw]
     mv = memoryview(b)
     i, n = 0, len(b)
     while i < n:
@@ -617,9 +621,12 @@ def _write_record(w, stream, row):
         else:
             while j > i + 1 and b[j] & 0xC0 == 0x80:  # a UTF-8 continuation byte
                 j -= 1
-        w(str(mv[i:j], "utf-8").replace("\\", "\\\\").replace('"', '\\"'))
+        if quote:
+            w(str(mv[i:j], "utf-8").replace("\\", "\\\\").replace('"', '\\"'))
+        else:
+            w(str(mv[i:j], "utf-8"))
         i = j
-    w('"}')
+    w('"}' if quote else "}")
 
 
 def main(service=False):
