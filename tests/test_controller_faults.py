@@ -349,3 +349,50 @@ def test_a_display_that_fails_after_a_command_keeps_the_reply_and_halts():
     ctl2 = Controller("", fs=FaultFS(_fresh()), clock=lambda: 1000, display=d)
     ctl2.boot()
     assert ctl2.halted() and "I2C gone" in ctl2.active_tilts()[0]["detail"]
+
+
+@pytest.mark.parametrize("game", ["qc-caribbean", "pr-pai-gow", "nj-3card"])
+def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
+    """The table keeps a settled round's display rows, not its result (issue 11: ~5.4 KB
+    of objects on a Pico until the next round): the display shows each seat's (high)
+    category and outcome as the settlement said, before and after a reboot's replay."""
+    from host_tools import shoe_sim
+    from host_tools.table_host import plan_round
+    from pitboss import profiles
+
+    class Display:
+        def __init__(self):
+            self.rows = None
+
+        def result(self, game, rows, round_no=None):
+            self.rows = list(rows)
+
+        def __getattr__(self, name):
+            return lambda *a, **k: None
+
+    fs = FaultFS(_fresh())
+    d = Display()
+    ctl = Controller("", fs=fs, clock=lambda: 1000, rng=lambda n: 0, display=d)
+    ctl.boot()
+    assert ctl.command(auth_line(KEY, 1, 'config {"game":"%s","seats":3}' % game))["ok"]
+    # seeds 1..: one where a seat folds or fouls or pushes shows that outcome word
+    before, frames, after = plan_round(game, 3, 11)
+    for ln in before:
+        assert ctl.command(ln)["ok"], ln
+    deck = shoe_sim.shuffled_deck(11, profiles.get(game).deck)[:len(frames) // 12]
+    for i, c in enumerate(deck):
+        assert ctl.shoe_card(c, i + 1)["ok"]
+    for ln in after:
+        r = ctl.command(ln)
+        assert r["ok"], (ln, r)
+    want = [(s["seat"], s.get("high_category") or s.get("category") or "",
+             s.get("outcome") or ("win" if s["amount"] > 0 else
+                                  "push" if s["amount"] == 0 else "lose"))
+            for s in r["seats"]]
+    assert d.rows == want and [x[0] for x in want] == [1, 2, 3]
+    assert all(x[1] and x[2] for x in want)
+    assert list(ctl.table.settled_rows()) == want
+    d2 = Display()
+    again = Controller("", fs=fs, clock=lambda: 1000, rng=lambda n: 0, display=d2)
+    again.boot()
+    assert again.table.phase == "settled" and d2.rows == want

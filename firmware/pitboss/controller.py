@@ -1095,13 +1095,7 @@ class Controller:
             d.message("PITBOSS", ["NOT CONFIGURED"])
             return
         if t.phase == SETTLED:
-            rows = []
-            for s in (t.result() or {"seats": ()})["seats"]:
-                cat = s.get("high_category") or s.get("category") or ""
-                out = s.get("outcome") or ("win" if s["amount"] > 0 else
-                                           "push" if s["amount"] == 0 else "lose")
-                rows.append((s["seat"], cat, out))
-            d.result(t.game, rows, t.round)
+            d.result(t.game, t.settled_rows() or (), t.round)
             return
         st = t.status()
         if st["phase"] == "dealing" and st["dealt"] % _DEAL_REDRAW:

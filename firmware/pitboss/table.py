@@ -94,7 +94,7 @@ class Table:
         self._dice = None
         self._start = None
         self._choices = {}    # seat -> the game's record of its decision (decide())
-        self._result = None
+        self._rows = None     # the settled round, as the display shows it (settled_rows)
 
     def new_round(self):
         """Start a new round with the same configuration (also voids a round in play,
@@ -351,7 +351,8 @@ class Table:
 
     # ---- settlement ----------------------------------------------------------------
     def settle(self):
-        """Settle every wager of the round: the result dict (also kept: result())."""
+        """Settle every wager of the round: the result dict (what the display shows of
+        it is kept: settled_rows())."""
         if self.phase == DEALING:
             raise Refused("wrong_count", "the deal is incomplete: %d of %d cards "
                           "received" % (self._next, len(self._order)))
@@ -363,9 +364,21 @@ class Table:
         r["game"] = self.game
         r["round"] = self.round
         r["house_net"] = -net
-        self._result = r
+        # Not the result itself: a settled seven-seat round is ~5.4 KB of objects on a
+        # Pico (measured, issue 11), held until the next round opens, which is where
+        # exports and recalls run and the heap is lowest. Its journal record has it all.
+        self._rows = tuple(_row(s) for s in r["seats"])
         self.phase = SETTLED
         return r
 
-    def result(self):
-        return self._result
+    def settled_rows(self):
+        """The settled round a seat a row, as the display shows it: ((seat, category,
+        outcome), ...); category is the (high) hand's, outcome win/push/lose or the
+        game's own word (a Pai Gow foul). None before settlement."""
+        return self._rows
+
+
+def _row(s):
+    out = s.get("outcome") or ("win" if s["amount"] > 0 else
+                               "push" if s["amount"] == 0 else "lose")
+    return (s["seat"], s.get("high_category") or s.get("category") or "", out)
