@@ -375,7 +375,6 @@ def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
     ctl = Controller("", fs=fs, clock=lambda: 1000, rng=lambda n: 0, display=d)
     ctl.boot()
     assert ctl.command(auth_line(KEY, 1, 'config {"game":"%s","seats":3}' % game))["ok"]
-    # seeds 1..: one where a seat folds or fouls or pushes shows that outcome word
     before, frames, after = plan_round(game, 3, 11)
     for ln in before:
         assert ctl.command(ln)["ok"], ln

@@ -364,16 +364,16 @@ class Table:
         r["game"] = self.game
         r["round"] = self.round
         r["house_net"] = -net
-        # Not the result itself: a settled seven-seat round is ~5.4 KB of objects on a
-        # Pico (measured, issue 11), held until the next round opens, which is where
+        # Not the result itself: a settled six-seat Pai Gow round is ~5.4 KB of objects
+        # on a Pico (measured, issue 11), held until the next round opens, which is where
         # exports and recalls run and the heap is lowest. Its journal record has it all.
         self._rows = tuple(_row(s) for s in r["seats"])
         self.phase = SETTLED
         return r
 
     def settled_rows(self):
-        """The settled round a seat a row, as the display shows it: ((seat, category,
-        outcome), ...); category is the (high) hand's, outcome win/push/lose or the
+        """The settled round, one row per seat as the display shows it: ((seat,
+        category, outcome), ...); category is the (high) hand's, outcome win/push/lose or the
         game's own word (a Pai Gow foul). None before settlement."""
         return self._rows
 
