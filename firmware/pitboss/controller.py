@@ -55,7 +55,7 @@ from pitboss.errors import Refused
 from pitboss.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
                              JournalFull)
 from pitboss.meters import Meters, MetersCorrupt, lines_from_result
-from pitboss.table import CONFIGURED, SETTLED, Table
+from pitboss.table import CONFIGURED, DEALING, SETTLED, Table
 from pitboss.tilt import CODES as TILT_CODES
 from pitboss.tilt import Tilt, check_operator
 
@@ -573,7 +573,10 @@ class Controller:
             rec["t"] = self.clock()
             ev = rec
         try:
-            seq = self.journal.append(_record(ev))
+            # A round's records keep the segment open until its settlement or void
+            # (Journal.append: an open per card was a third of a card's garbage on a
+            # Pico); between rounds, where exports and recalls run, it is closed.
+            seq = self.journal.append(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
         except JournalFull as e:
             self.raise_tilt("journal_full", str(e))
             raise Refused("journal_full", "the journal is full of records not yet "
@@ -1097,11 +1100,12 @@ class Controller:
         if t.phase == SETTLED:
             d.result(t.game, t.settled_rows() or (), t.round)
             return
-        st = t.status()
-        if st["phase"] == "dealing" and st["dealt"] % _DEAL_REDRAW:
+        if t.phase == DEALING and t.dealt % _DEAL_REDRAW:
             # A full redraw is 1 KB over I2C (~25 ms at 400 kHz): while cards stream in,
             # show the count every few cards; every phase change still redraws at once.
+            # (Asked before status(), whose dict would be garbage at every card.)
             return
+        st = t.status()
         d.status(t.game, st["seats"], t.round, st["phase"],
                  ("CARDS %d/%d" % (st["dealt"], st["to_deal"]),) if st["to_deal"] else ())
 
@@ -1109,6 +1113,9 @@ class Controller:
 # The events a boot's replay applies to the table (and the configured game's decisions:
 # Table.decisions()).
 _ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
+# Events after which the journal's segment is closed (Journal.append's hold): the round
+# is over, or the table reconfigured.
+_CLOSING_EVENTS = ("settle", "void", "config")
 # Commands that only read: what the display shows cannot have changed, so no redraw. A
 # redraw of a settled seven-seat table is 1 KB over I2C: measured on the emulated Pico,
 # `version` took 75.8 ms with it and 9.3 ms without, `status` 143.8 and 77.1 ms.

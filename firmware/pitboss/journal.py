@@ -194,7 +194,9 @@ class Journal:
         # copy of the payload) and read piece by piece with a running CRC, so no buffer
         # the size of the largest record is held (issue 11: two of them were 12 KB of a
         # Pico's heap for good).
-        self._wbuf = bytearray(_HDR)
+        self._wbuf = bytearray(_HDR + 4)  # a record's header, then its CRC
+        self._wmv = memoryview(self._wbuf)
+        self._wf = None  # the newest segment, kept open by append(hold=True)
         self._rbuf = bytearray(_CHUNK)
         self._kind = 0  # the last record _read_record() read: its kind, CRC, payload
         self._crc = 0
@@ -260,6 +262,7 @@ class Journal:
         (the main loop's idle passes). A boot then costs the same whatever the journal
         holds."""
         fs = self.fs
+        self.release()
         self._segs = []
         self._state = "closed"
         self._vnum = 0
@@ -347,15 +350,21 @@ class Journal:
     def _save_commit(self, last):
         if self._commit is None:
             return
-        c = {"last": last, "ack": self.acked, "meta": self.meta}
-        if self._segs:
+        # Formatted, not a dict through json.dumps: this runs after every record (each
+        # dealt card), where the dict, its lists and the encoder's buffer were ~340 B of
+        # a Pico's garbage. The same JSON object (_load_commit reads it).
+        segs = self._segs
+        if segs:
             # What open(lazy=True) needs to start without reading any segment but the
             # newest one's end: its newest checkpoint, its size, each segment's first seq.
-            seg = self._segs[-1]
-            c["cp"] = [seg.number, seg.snap_off, seg.snap]
-            c["end"] = seg.size
-            c["segs"] = [self._segs[0].number] + [x.first for x in self._segs]
-        self._commit.save(json.dumps(c))
+            seg = segs[-1]
+            text = '{"last":%d,"ack":%d,"meta":%s,"cp":[%d,%d,%d],"end":%d,"segs":%s}' % (
+                last, self.acked, json.dumps(self.meta), seg.number, seg.snap_off,
+                seg.snap, seg.size, json.dumps([segs[0].number] + [x.first for x in segs]))
+        else:
+            text = '{"last":%d,"ack":%d,"meta":%s}' % (last, self.acked,
+                                                      json.dumps(self.meta))
+        self._commit.save(text)
         self.committed = last
 
     def _deletable(self, seg):
@@ -698,13 +707,15 @@ class Journal:
                 if self._state == "corrupt" else "a write failed; reopen"))
 
     def _frame(self, kind, seq, data):
-        """The record's header (in _wbuf) and its trailing CRC-32, for writing as header,
-        payload, CRC: three writes in order, one record (a cut leaves a prefix of it,
-        as a cut inside one write does)."""
-        buf = self._wbuf
+        """The record's header and its trailing CRC-32 (views of _wbuf, allocated once:
+        a record per dealt card), for writing as header, payload, CRC: three writes in
+        order, one record (a cut leaves a prefix of it, as a cut inside one write
+        does)."""
+        buf, mv = self._wbuf, self._wmv
         struct.pack_into(_REC_FMT, buf, 0, _MAGIC, kind, seq, len(data))
-        struct.pack_into("<H", buf, 8, crc32(memoryview(buf)[:8]) & 0xFFFF)
-        return buf, struct.pack("<I", crc32(data, crc32(buf)))
+        struct.pack_into("<H", buf, 8, crc32(mv[:8]) & 0xFFFF)
+        struct.pack_into("<I", buf, _HDR, crc32(data, crc32(mv[:_HDR])))
+        return mv[:_HDR], mv[_HDR:]
 
     def _write_record(self, f, kind, seq, data):
         head, tail = self._frame(kind, seq, data)
@@ -718,15 +729,34 @@ class Journal:
             raise ValueError("%s is %d bytes, max %d" % (what, len(data), self.max_payload))
         return data
 
-    def append(self, payload):
+    def append(self, payload, hold=False):
         """Append one record durably; returns its seq. Starts a new segment (with a
-        snapshot from the snapshot callable) first when this one would overflow."""
+        snapshot from the snapshot callable) first when this one would overflow.
+
+        hold=True keeps the segment's file open afterwards, for a caller with more
+        records coming (a round's cards): on a Pico each open is ~1.2 KB of garbage
+        (littlefs's file and its cache) and ~4 ms, and at a dealt card's rate that
+        garbage was a third of what made the collector run. The next append without
+        hold, release(), and every change of segment close it, so it is open only
+        while the caller says records are streaming in. Each record is still synced
+        before append() returns."""
         self._ready()
         data = self._check_payload(payload, "payload")
         n = _OVERHEAD + len(data)
         if not self._segs or self._segs[-1].size + n > self.segment_size:
             self._rotate()
-        return self._write(KIND_RECORD, data)
+        return self._write(KIND_RECORD, data, hold)
+
+    def release(self):
+        """Close the segment kept open by append(hold=True), if any. Everything written
+        through it was synced already, so a close that fails loses nothing: it is
+        dropped (the next append opens the file afresh)."""
+        f, self._wf = self._wf, None
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass
 
     def checkpoint(self):
         """Write the snapshot callable's state as a record of the newest segment, so that
@@ -750,18 +780,23 @@ class Journal:
         seg = self._segs[-1]
         return seg.size - seg.snap_off
 
-    def _write(self, kind, data):
+    def _write(self, kind, data, hold=False):
         seg = self._segs[-1]
         n = _OVERHEAD + len(data)
         seq = self.next_seq
         fs = self.fs
+        f, self._wf = self._wf, None  # (always the newest segment: see release())
         try:
-            f = fs.open(self._name(seg.number), "ab")
+            if f is None:
+                f = fs.open(self._name(seg.number), "ab")
             try:
                 self._write_record(f, kind, seq, data)
                 fs.fsync(f)
+                if hold:
+                    self._wf, f = f, None
             finally:
-                f.close()
+                if f is not None:
+                    f.close()
             if kind == KIND_SNAPSHOT:
                 seg.note_cp(seq, seg.size)  # before the commit record names it
             seg.size += n
@@ -774,6 +809,7 @@ class Journal:
             # What reached flash is unknown: refuse further appends until open() has
             # looked (it keeps a complete record or cuts a torn one).
             self._state = "broken"
+            self.release()
             raise
         return seq
 
@@ -802,6 +838,7 @@ class Journal:
             raise JournalFull("journal full: segment %d holds records after the "
                               "acknowledged seq %d (export first)"
                               % (self._segs[0].number, self.acked))
+        self.release()
         seq = self.next_seq
         snap = self._check_payload(self.snapshot(seq), "snapshot")
         num = self._segs[-1].number + 1 if self._segs else self._next_number
@@ -993,6 +1030,7 @@ class Journal:
         operator's tilt stays set until this returns; a cut part-way leaves the tilt set
         and the clear is simply repeated."""
         fs = self.fs
+        self.release()
         makedirs(fs, self.path)
         top = self._next_number - 1
         for nm in fs.listdir(self.path):

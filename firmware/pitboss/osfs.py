@@ -104,11 +104,16 @@ def makedirs(fs, path):
 
 
 def write_file(fs, path, data, parent):
-    """Replace the file's contents with data, durably (open, write, sync, close, sync the
-    directory). A cut part-way leaves a prefix (FAT) or the old file (littlefs)."""
+    """Replace the file's contents with data (bytes, or a tuple of pieces written in
+    order), durably (open, write, sync, close, sync the directory). A cut part-way leaves
+    a prefix (FAT) or the old file (littlefs)."""
     f = fs.open(path, "wb")
     try:
-        f.write(data)
+        if type(data) is tuple:
+            for piece in data:
+                f.write(piece)
+        else:
+            f.write(data)
         fs.fsync(f)
     finally:
         f.close()

@@ -89,11 +89,13 @@ class Slots:
             raise ValueError("%s: %d bytes > max %d" % (self.paths[0], len(data),
                                                         self.max_size))
         gen = self.gen + 1
-        head = struct.pack("<4sII", _SLOT_MAGIC, gen, len(data)) + data
-        blob = head + struct.pack("<I", crc32(head))
+        # Header, data, CRC written as three pieces of one file: no copy of the data
+        # (the journal's commit record is saved after every dealt card).
+        head = struct.pack("<4sII", _SLOT_MAGIC, gen, len(data))
+        tail = struct.pack("<I", crc32(data, crc32(head)))
         if not self._dir_ok:
             makedirs(self.fs, self.parent)
             self._dir_ok = True
-        write_file(self.fs, self.paths[gen & 1], blob, self.parent)
+        write_file(self.fs, self.paths[gen & 1], (head, data, tail), self.parent)
         self.gen = gen
         return gen

@@ -171,6 +171,11 @@ class Table:
                 "seats": sorted(self._wagers), "dealt": self._next,
                 "to_deal": len(self._order), "next": nxt}
 
+    @property
+    def dealt(self):
+        """Cards dealt this round so far (status()'s "dealt", without building it)."""
+        return self._next
+
     def recipients(self):
         """Who receives cards this round (0: the dealer or banker), in order."""
         return sorted(self._hands)
