@@ -183,6 +183,8 @@ class _File:
 
     # writing
     def write(self, data):
+        if self.closed:
+            raise ValueError("write to closed file %s" % self.path)  # as CPython's
         fs = self.fs
         data = bytes(data)
         k = fs._spend(len(data))

@@ -131,6 +131,38 @@ def test_clean_scenario_runs_and_counts_its_storage_calls():
     assert fs.calls > 50
 
 
+def test_a_round_is_journalled_through_one_open_segment_closed_when_it_settles():
+    # Journal.append(hold=True) for the round's own records: one open of the segment
+    # for the cards (an open per card was a third of a card's garbage on a Pico), and
+    # nothing left open once the round is settled, when exports and recalls run.
+    mem = _fresh()
+    writers = []
+    real_open = mem.open
+
+    def counting_open(path, mode="r"):
+        f = real_open(path, mode)
+        if "r" not in mode and path.endswith(".jnl"):
+            writers.append(f)
+        return f
+    mem.open = counting_open
+    ctl = _boot(mem)
+    for line in (auth_line(KEY, 1, 'config {"game":"pa-three-card-prime","seats":2}'),
+                 "wager 1 ante=10", "wager 2 ante=20", "deal"):
+        assert ctl.command(line)["ok"], line
+    before = len(writers)
+    for i, c in enumerate(THREE_CARD):
+        assert ctl.shoe_card(c, i + 1)["ok"]
+    assert len(writers) - before <= 1 and [f.closed for f in writers].count(False) == 1
+    for line in ("decide 1 play", "decide 2 fold"):
+        assert ctl.command(line)["ok"], line
+    settled = ctl.command("settle")
+    assert settled["ok"] and all(f.closed for f in writers)
+    # Every record went to flash: a reboot replays the same settled round.
+    again = _boot(mem)
+    assert again.command("recall 1") == ctl.command("recall 1")
+    assert again.command("recall 1")["rounds"][0]["result"]["seats"] == settled["seats"]
+
+
 def _clean_replies():
     fs = FaultFS(_fresh())
     ctl = _boot(fs)

@@ -669,6 +669,89 @@ def test_power_cut_at_every_byte_with_the_commit_record_is_never_corrupt(mode, f
     assert sweep(base, action, check) >= 18
 
 
+# ---- append(hold=True): a round's records through one open file ------------------------
+class OpenCountingFS(MemFS):
+    """MemFS that keeps every file it opened for writing a segment."""
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.writers = []
+
+    def open(self, path, mode="r"):
+        f = super().open(path, mode)
+        if "r" not in mode and path.endswith(".jnl"):
+            self.writers.append(f)
+        return f
+
+
+def test_held_appends_share_one_open_file_closed_by_every_other_write():
+    fs = OpenCountingFS()
+    j, t = make(fs, commit=True, segment_size=4096)
+    j.open()
+    j.append(ev(0))
+    t.n = 1
+    before = len(fs.writers)
+    for i in range(1, 6):
+        j.append(ev(i), hold=True)
+        t.n += 1
+        # Readers see every held record at once (each is synced and committed before
+        # append returns).
+        assert [p for s, k, p in j.last(1)] == [ev(i).encode()]
+        assert j.committed == j.last_seq
+    assert len(fs.writers) == before + 1 and not fs.writers[-1].closed
+    j.append(ev(6))  # not held: written through the same file, then closed
+    t.n += 1
+    assert len(fs.writers) == before + 1 and fs.writers[-1].closed
+    assert j.committed == j.last_seq
+    j.append(ev(7), hold=True)
+    j.release()
+    t.n += 1
+    assert fs.writers[-1].closed and j.committed == j.last_seq
+    for ends_it in (lambda: j.checkpoint(), lambda: j.open()):
+        j.append(ev(t.n), hold=True)
+        t.n += 1
+        ends_it()
+        assert fs.writers[-1].closed
+    assert recover(fs, commit=True)[0] == t.n
+
+
+@pytest.mark.parametrize("mode,fat", FS_MODELS)
+def test_power_cut_at_every_byte_of_held_appends_across_a_rotation(mode, fat):
+    # Held appends keep the segment open across records (and a rotation closes it for
+    # the new segment): a cut anywhere still leaves every acknowledged record and at most
+    # one more, the commit record never ahead of the journal, and the journal writable.
+    count = _rotation_counts()[-1] - 3  # the rotation comes on the fourth held append
+    base = MemFS(mode, fat)
+    fill(base, count, commit=True)
+    n = 6
+    acked = []
+
+    def action(fs):
+        acked[:] = [count]
+        j, t = make(fs, commit=True)
+        t.n = count
+        j.open()
+        for i in range(n):
+            j.append(ev(count + i), hold=i < n - 1)
+            t.n += 1
+            acked[0] = t.n
+
+    def check(fs, done, k):
+        for lazy in (False, True):
+            state, _, j = recover(fs.clone(), lazy=lazy, commit=True)
+            assert acked[0] <= state <= acked[0] + 1, (k, lazy, state, acked)
+            assert j.committed <= j.last_seq
+        if done:
+            assert state == count + n and j.committed == j.last_seq
+        j2, t2 = make(fs, commit=True)
+        t2.n = state
+        j2.open()
+        j2.append(ev(state), hold=True)
+        assert recover(fs, commit=True)[0] == state + 1
+
+    assert sweep(base, action, check) >= 6 * 18
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_truncation_at_a_record_boundary_or_a_lost_segment_is_corrupt(lazy):
     for cut in ("record", "segment"):
