@@ -94,7 +94,7 @@ def deal_rounds(t, ctl, cards, game, seats, seed=1, timeout_ms=100, t0=None, qui
                 export()
             # The CPython reference keeps its journal too: acknowledged as if exported,
             # or it tilts journal_full after ~108 rounds of six-seat Five Card Stud and
-            # stops settling (its retention is the board's: 8 x 64 KB until exported).
+            # stops settling (its retention is the board's: 10 x 64 KB until exported).
             rj = ref.app.ctl
             rj.journal.acknowledge(rj.export_limit())
         if rounds % 10 == 0:

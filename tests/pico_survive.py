@@ -464,7 +464,7 @@ def boot_per_game(base, log=print):
 
 
 def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=None):
-    """Issue 11's boot with the journal near its budget (8 x 64 KB kept until exported):
+    """Issue 11's boot with the journal near its budget (10 x 64 KB kept until exported):
     the CPython twin plays `game` until its journal holds `segments` segments, its
     storage (journal, meters, tilts, auth counter) is copied onto the Pico, and the Pico
     boots from it in production. Returns the boot's `mem` reply (its steps in chip ms,

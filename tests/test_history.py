@@ -509,6 +509,27 @@ def test_export_stops_before_the_round_in_play(tmp_path):
                    for x in ex.read_store(res["store"]))
 
 
+def test_a_full_table_plays_on_when_its_journal_is_exported(tmp_path):
+    # Found by the emulated Pico's 200-round Three Card Prime session (2026-12-02): the
+    # journal held every segment from the oldest of the last 50 settlements on, and 50
+    # seven-seat rounds with every side bet (~8.5 KB of records each) outgrew the 8 x 64
+    # KB budget. journal_full came after 54 rounds though the journal was exported every
+    # 40, and tilt-clear was refused for good: no export could free a segment. Now the
+    # last 10 settlements are held (issue 5's recall minimum), older ones while there is
+    # room, and the budget (10 x 64 KB) still keeps the last 50 of this table for recall.
+    from pitboss.controller import RECALL_MAX
+
+    t, conf = make(tmp_path)
+    assert conf.configure(GAME, 7)["ok"]
+    for i, r in enumerate(play_rounds(t, GAME, 7, 130, seed=5)):
+        assert r["ok"] and not status(t)["tilts"], (i + 1, status(t)["tilts"])
+        if (i + 1) % 40 == 0:
+            ex.export(t, conf.keys, "h1", str(tmp_path / "store"))
+    j = t.app.ctl.journal
+    assert j.first_seq > 1 and len(j.segments) == 10  # rotated on, within the budget
+    assert len(recall(t, RECALL_MAX)) == RECALL_MAX
+
+
 def test_journal_keeps_unacknowledged_segments_and_tilts_journal_full(tmp_path):
     from pitboss.controller import Controller
     from host_tools.auth import auth_line

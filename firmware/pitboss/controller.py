@@ -59,7 +59,13 @@ from pitboss.table import CONFIGURED, DEALING, SETTLED, Table
 from pitboss.tilt import CODES as TILT_CODES
 from pitboss.tilt import Tilt, check_operator
 
-RECALL_MAX = 50  # and the journal never deletes a segment holding one of the last 50
+RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget allows
+# ... and never deletes a segment holding one of the last RECALL_HELD settlements (issue
+# 5: recall shows at least the last 10 rounds). Holding all 50 stopped a full table for
+# good: 50 seven-seat Three Card Prime rounds (~8.5 KB each, cards and wagers included)
+# outgrew the budget, so no segment could go even once exported, and journal_full
+# could never be cleared (found by the emulated Pico's 200-round session, 2026-12-02).
+RECALL_HELD = const(10)
 EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = const(4096)  # payload bytes per export reply (one raw-REPL answer)
 CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
@@ -162,17 +168,20 @@ def _same(a, b):
 
 class Controller:
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
-                 integrity=None, segment_size=65536, keep=8, max_payload=6144):
+                 integrity=None, segment_size=65536, keep=10, max_payload=6144):
         self._rng = rng
         self.display = display
         self._integrity = integrity  # callable() -> list of problems ([] = approved)
         # commit: a record of the last seq written, so a journal cut at a record
         # boundary is found; retain: nothing is deleted before it is exported and
         # acknowledged, or while recall needs it (journal_full instead). The budget,
-        # 8 x 64 KB: the last 50 settlements of the largest round (a 7-seat Pai Gow
-        # settlement is ~5 KB) take at most 4 segments, so after an export there is
-        # always a segment to delete; 7 segments of play (~100 Pai Gow rounds) between
-        # exports. The board's filesystem must hold it beside the firmware.
+        # 10 x 64 KB: the last RECALL_HELD rounds of the largest table (seven Three Card
+        # Prime seats with every side bet: ~8.5 KB a round journalled) take 2 segments,
+        # so after an export there is always a segment to delete, and the 9 segments kept
+        # besides the one being written hold more than the last RECALL_MAX of any table
+        # (~66 of that one) for recall. The board's filesystem must hold 11 segments
+        # (a rotation writes the new one before the oldest goes) beside the firmware:
+        # 704 KB of the Pico's 1,408 KB, with ~140 KB of firmware.
         self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
                                segment_size=segment_size, keep=keep,
                                max_payload=max_payload, commit=True, retain=True)
@@ -505,9 +514,11 @@ class Controller:
             self.raise_tilt("storage_error", "journal checkpoint: %s" % e)
 
     def _hold(self):
-        # The journal keeps every segment from the oldest of the last RECALL_MAX
-        # settlements on, whatever else is sent.
-        self.journal.hold_from = self._settle_seqs[0] if self._settle_seqs else 0
+        # The journal keeps every segment from the oldest of the last RECALL_HELD
+        # settlements on, whatever else is sent (older ones while there is room).
+        s = self._settle_seqs or ()
+        self.journal.hold_from = s[-RECALL_HELD] if len(s) >= RECALL_HELD else \
+            (s[0] if s else 0)
 
     def _new_shuffle(self):
         self.shoe_last = None

@@ -43,7 +43,7 @@
 # segment from the checkpoint the commit record names (where a torn append can be); the
 # older records are checked when read and by verify(), called from the main loop's idle
 # passes, so a full journal opens as fast as an empty one (a full open reads ~14 ms a KB
-# on a Pico: seconds for 8 x 64 KB).
+# on a Pico: seconds for 10 x 64 KB).
 #
 # The filesystem helpers it writes through are pitboss.osfs (OsFS is injectable so tests
 # can cut power at any byte); the A/B records for small state are pitboss.slots.
