@@ -350,21 +350,15 @@ class Journal:
     def _save_commit(self, last):
         if self._commit is None:
             return
-        # Formatted, not a dict through json.dumps: this runs after every record (each
-        # dealt card), where the dict, its lists and the encoder's buffer were ~340 B of
-        # a Pico's garbage. The same JSON object (_load_commit reads it).
-        segs = self._segs
-        if segs:
+        c = {"last": last, "ack": self.acked, "meta": self.meta}
+        if self._segs:
             # What open(lazy=True) needs to start without reading any segment but the
             # newest one's end: its newest checkpoint, its size, each segment's first seq.
-            seg = segs[-1]
-            text = '{"last":%d,"ack":%d,"meta":%s,"cp":[%d,%d,%d],"end":%d,"segs":%s}' % (
-                last, self.acked, json.dumps(self.meta), seg.number, seg.snap_off,
-                seg.snap, seg.size, json.dumps([segs[0].number] + [x.first for x in segs]))
-        else:
-            text = '{"last":%d,"ack":%d,"meta":%s}' % (last, self.acked,
-                                                      json.dumps(self.meta))
-        self._commit.save(text)
+            seg = self._segs[-1]
+            c["cp"] = [seg.number, seg.snap_off, seg.snap]
+            c["end"] = seg.size
+            c["segs"] = [self._segs[0].number] + [x.first for x in self._segs]
+        self._commit.save(json.dumps(c))
         self.committed = last
 
     def _deletable(self, seg):
