@@ -117,9 +117,11 @@ def build_parser():
 
     from host_tools import (bench, board_vectors, demo, flash, table_host,
                             vboard)
+    from host_tools.floor.cli import add_floor_commands
     for add in (vboard.add_board_commands, flash.add_flash_commands,
                 board_vectors.add_vector_commands, demo.add_demo_commands,
-                table_host.add_table_commands, bench.add_bench_commands):
+                table_host.add_table_commands, bench.add_bench_commands,
+                add_floor_commands):
         add(sub)
     return ap
 

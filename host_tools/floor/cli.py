@@ -1,0 +1,291 @@
+"""`pitboss collect` and `pitboss floor summary|tables|round|tilts|anomalies|csv`.
+
+Every command prints JSON with --json, else aligned text; errors are one line on stderr
+and exit 2 (bad input: fix the command), 3 when the database cannot be reached.
+"""
+import json
+import os
+import sys
+import time
+
+EXIT_USAGE = 2
+EXIT_DB = 3
+
+
+def _db_default():
+    return os.environ.get("PITBOSS_FLOOR_DB") or "floor.sqlite"
+
+
+def _fail(msg, code=EXIT_USAGE):
+    sys.stderr.write("pitboss: %s\n" % msg)
+    return code
+
+
+def cmd_collect(args):
+    from host_tools.floor import collector, config
+    try:
+        tables = [config.parse_table_arg(t) for t in args.table or ()]
+        conf = config.load(args.config, tables=tables, db=args.db, keys=args.keys,
+                           http=("" if args.no_http else args.http), poll=args.poll,
+                           shifts=_shifts(args.shifts))
+    except config.ConfigError as e:
+        return _fail(e)
+    if not conf.tables:
+        return _fail("no tables to follow: --table ID=PORT, or [[table]] in --config")
+    from host_tools.floor.backends import DatabaseError
+    try:
+        collector.run(conf, seconds=args.seconds)
+    except DatabaseError as e:
+        return _fail(e, EXIT_DB)
+    return 0
+
+
+def _shifts(text):
+    if not text:
+        return None
+    try:
+        return [int(h) for h in text.split(",")]
+    except ValueError:
+        from host_tools.floor.config import ConfigError
+        raise ConfigError("--shifts takes start hours, e.g. 6,14,22")
+
+
+def _open(args):
+    from host_tools.floor.store import Store
+    return Store(args.db or _db_default())
+
+
+def _has_schema(st):
+    try:
+        st.db.query("SELECT max(version) FROM schema_migrations")
+        return True
+    except Exception:  # noqa: BLE001  (either database's "no such table")
+        return False
+
+
+def _period(args, hours):
+    """[start, end) from --shift (current, previous, or 'YYYY-MM-DD HH:MM'), --date
+    (a whole UTC day) or --since/--hours; default: the current shift."""
+    from host_tools.floor import queries as q
+    now = time.time()
+    if getattr(args, "date", None):
+        try:
+            d = time.strptime(args.date, "%Y-%m-%d")
+        except ValueError:
+            raise ValueError("--date takes YYYY-MM-DD")
+        import calendar
+        s = float(calendar.timegm(d))
+        return s, s + q.DAY
+    if getattr(args, "hours", None):
+        return now - args.hours * 3600, now + 1
+    which = getattr(args, "shift", None) or "current"
+    if which in ("current", "previous"):
+        label, s, e = q.current_shift(hours, now)
+        if which == "previous":
+            label, s, e = [x for x in q.shifts_between(s - 1, s, hours)][-1]
+        return s, e
+    for label, s, e in q.shifts_between(now - 60 * q.DAY, now + q.DAY, hours):
+        if label == which:
+            return s, e
+    raise ValueError("--shift takes current, previous or 'YYYY-MM-DD HH:MM' (a shift's "
+                     "start within the last 60 days)")
+
+
+def _hours(args):
+    from host_tools.floor.config import DEFAULT_SHIFTS
+    return tuple(_shifts(args.shifts) or DEFAULT_SHIFTS)
+
+
+def _floor(fn):
+    """Open the store, run fn(args, store), map errors to exit codes."""
+    def run(args):
+        from host_tools.floor.backends import DatabaseError
+        from host_tools.floor.config import ConfigError
+        try:
+            st = _open(args)
+        except DatabaseError as e:
+            return _fail(e, EXIT_DB)
+        try:
+            if not _has_schema(st):
+                return _fail("%s holds no floor yet: run `pitboss collect --db ...` first"
+                             % (args.db or _db_default()), EXIT_DB)
+            return fn(args, st)
+        except (ValueError, ConfigError) as e:
+            return _fail(e)
+        finally:
+            st.close()
+    return run
+
+
+def _print_rows(rows, cols):
+    widths = [max([len(c)] + [len(_fmt(r.get(c))) for r in rows]) for c in cols]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    for r in rows:
+        print("  ".join(_fmt(r.get(c)).ljust(w) for c, w in zip(cols, widths)))
+
+
+def _fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "%.2f" % v
+    return str(v)
+
+
+@_floor
+def cmd_summary(args, st):
+    from host_tools.floor import queries as q
+    s, e = _period(args, _hours(args))
+    rows = q.summary(st, s, e, _hours(args), board=args.board)
+    tot = q.totals(rows)
+    if args.json:
+        print(json.dumps({"from": q.iso(s), "to": q.iso(e), "rows": rows, "totals": tot}))
+        return 0
+    print("floor summary %s .. %s (UTC)" % (q.iso(s), q.iso(e)))
+    _print_rows(rows + [dict(tot, shift="total", board="")],
+                ("shift", "board", "rounds", "drop", "paid", "hold", "voids", "tilts"))
+    return 0
+
+
+@_floor
+def cmd_tables(args, st):
+    from host_tools.floor import queries as q
+    rows = q.tables(st)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for r in rows:
+        lr = r["last_round"]
+        r["last"] = ("-" if lr is None else "#%d %s%+d" % (
+            lr["round"], "void " if lr["void"] else "", lr["house_net"]))
+    _print_rows(rows, ("board", "game", "round", "state", "tilts", "last", "wagered",
+                       "hold", "anomalies"))
+    return 0
+
+
+@_floor
+def cmd_round(args, st):
+    from host_tools.floor import queries as q
+    from host_tools.table_host import describe_round
+    r = q.round_detail(st, args.board, args.number)
+    if r is None:
+        return _fail("the floor holds no round %d of %s" % (args.number, args.board), 1)
+    if args.json:
+        print(json.dumps(r))
+        return 0
+    print("%s round %d  journal seq %d  %s" % (r["board"], r["round"], r["seq"],
+                                              q.iso(r["at"])))
+    if r["void"]:
+        print("  voided (%s): every wager returned" % r["void"])
+    else:
+        print("\n".join(describe_round(r["result"])[1:]))
+    print("  drop %d  paid %d" % (r["wagered"], r["paid"]))
+    return 0
+
+
+@_floor
+def cmd_tilts(args, st):
+    from host_tools.floor import queries as q
+    s, e = _period(args, _hours(args)) if (args.shift or args.date or args.hours) \
+        else (None, None)
+    rows = q.tilts(st, s, e, board=args.board)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for r in rows:
+        r["time"] = q.iso(r["at"])
+    _print_rows(rows, ("time", "board", "action", "code", "operator", "seq"))
+    return 0
+
+
+@_floor
+def cmd_anomalies(args, st):
+    from host_tools.floor import queries as q
+    rows = q.anomalies(st, board=args.board)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    for r in rows:
+        r["last"] = q.iso(r["last_seen"])
+    _print_rows(rows, ("last", "board", "kind", "seq_from", "seq_to", "count", "detail"))
+    return 0 if not rows else 1
+
+
+@_floor
+def cmd_csv(args, st):
+    from host_tools.floor import queries as q
+    s, e = _period(args, _hours(args))
+    out = open(args.out, "w", newline="") if args.out else sys.stdout
+    try:
+        if args.what == "rounds":
+            q.write_rounds_csv(st, out, s, e, board=args.board)
+        else:
+            q.write_summary_csv(q.summary(st, s, e, _hours(args), board=args.board), out)
+    finally:
+        if args.out:
+            out.close()
+    return 0
+
+
+def add_floor_commands(sub):
+    p = sub.add_parser("collect", help="follow many tables into one database, serve "
+                       "the pit view (docs/floor.md)")
+    p.add_argument("--config", help="the floor's TOML file (tables, db, shifts, http)")
+    p.add_argument("--table", action="append", metavar="ID=PORT",
+                   help="a table to follow (repeat; over the file's)")
+    p.add_argument("--db", help="SQLite file (default floor.sqlite) or postgresql://...")
+    p.add_argument("--keys", help="key store folder (default ~/.pitboss/keys)")
+    p.add_argument("--http", help="the pit view's HOST:PORT (default 127.0.0.1:8031)")
+    p.add_argument("--no-http", action="store_true", help="no pit view")
+    p.add_argument("--poll", type=float, help="seconds between a table's rounds of "
+                   "status and export (default 0.5)")
+    p.add_argument("--shifts", help="shift start hours, UTC (default 6,14,22)")
+    p.add_argument("--seconds", type=float, help="stop after this long (default: run "
+                   "until SIGTERM or Ctrl-C)")
+    p.set_defaults(func=cmd_collect)
+
+    f = sub.add_parser("floor", help="the floor's database: summary, tables, round, "
+                       "tilts, anomalies, csv")
+    fs = f.add_subparsers(dest="floor_command", required=True)
+
+    def common(p, period=True):
+        p.add_argument("--db", help="SQLite file or postgresql://... (default "
+                       "$PITBOSS_FLOOR_DB or floor.sqlite)")
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--shifts", help="shift start hours, UTC (default 6,14,22)")
+        p.add_argument("--board", help="one table only")
+        if period:
+            p.add_argument("--shift", help="current (default), previous, or "
+                           "'YYYY-MM-DD HH:MM' (its start)")
+            p.add_argument("--date", help="a whole UTC day, YYYY-MM-DD")
+            p.add_argument("--hours", type=float, help="the last N hours")
+
+    p = fs.add_parser("summary", help="per table and shift: rounds, drop, paid, hold %, "
+                      "voids, tilts")
+    common(p)
+    p.set_defaults(func=cmd_summary)
+    p = fs.add_parser("tables", help="every table: game, round, state, last settlement")
+    common(p, period=False)
+    p.set_defaults(func=cmd_tables)
+    p = fs.add_parser("round", help="recall a round: cards and settlement")
+    common(p, period=False)
+    p.add_argument("board_id", metavar="BOARD")
+    p.add_argument("number", type=int)
+    p.set_defaults(func=lambda a: cmd_round(_with_board(a)))
+    p = fs.add_parser("tilts", help="tilts raised and cleared, with times and operator")
+    common(p)
+    p.set_defaults(func=cmd_tilts)
+    p = fs.add_parser("anomalies", help="records refused, gaps, damaged lines (exit 1 "
+                      "if any)")
+    common(p, period=False)
+    p.set_defaults(func=cmd_anomalies)
+    p = fs.add_parser("csv", help="rounds or the shift summary as CSV")
+    common(p)
+    p.add_argument("what", choices=("rounds", "summary"))
+    p.add_argument("--out", help="file (default stdout)")
+    p.set_defaults(func=cmd_csv)
+
+
+def _with_board(a):
+    a.board = a.board_id
+    return a

@@ -1,0 +1,217 @@
+"""The queries a pit needs, on either database (the same SQL): per table and per shift
+the rounds, drop (wagered), paid, hold % and voids, the tilts with their times and
+operator, any round recalled with its cards and settlement, and CSV of each.
+
+Shifts start at the configured hours (UTC, default 06:00, 14:00, 22:00: three of 8 h);
+a shift is named by the date it starts on and its start time ("2026-12-03 06:00").
+"""
+import calendar
+import csv
+import json
+import time
+
+STATE_OF_PHASE = {"configured": "open", "wagers": "open", "unconfigured": "open",
+                  "dealing": "dealing", "setting": "dealing", "deciding": "dealing",
+                  "ready": "dealing", "settled": "settled"}
+DAY = 86400
+
+
+def hold(wagered, paid):
+    """Hold %: what the house kept of the drop (None without a drop)."""
+    return None if not wagered else round(100.0 * (wagered - paid) / wagered, 2)
+
+
+def day_start(t):
+    return float(calendar.timegm(time.gmtime(t)[:3] + (0, 0, 0)))
+
+
+def shifts_between(start, end, hours):
+    """[(label, shift start, shift end)] of every shift overlapping [start, end)."""
+    out = []
+    day = day_start(start) - DAY  # the last shift of the day before runs into this one
+    while day < end:
+        for i, h in enumerate(hours):
+            s = day + h * 3600
+            e = day + (hours[i + 1] * 3600 if i + 1 < len(hours) else DAY + hours[0] * 3600)
+            if e > start and s < end:
+                out.append((time.strftime("%Y-%m-%d %H:%M", time.gmtime(s)), s, e))
+        day += DAY
+    return out
+
+
+def current_shift(hours, now=None):
+    now = time.time() if now is None else now
+    return [s for s in shifts_between(now, now + 1, hours)][-1]
+
+
+def state_of(row):
+    """The grid's state of a table: offline, tilted, else its phase's (open, dealing,
+    settled)."""
+    if not row["online"]:
+        return "offline"
+    if row["tilts"]:
+        return "tilted"
+    return STATE_OF_PHASE.get(row["phase"] or "", row["phase"] or "open")
+
+
+def tables(store, now=None):
+    """One row a table for the grid: game, round, state, last settlement, today's drop
+    and hold, the refusals and gaps found (anomalies)."""
+    now = time.time() if now is None else now
+    today = day_start(now)
+    rows = store.db.query(
+        "SELECT board, port, game, round, phase, tilts, online, last_seen, last_error, "
+        "acked FROM boards ORDER BY board")
+    out = {}
+    for r in rows:
+        d = dict(zip(("board", "port", "game", "round", "phase", "tilts", "online",
+                      "last_seen", "last_error", "acked"), r))
+        d["state"] = state_of(d)
+        d.update(last_round=None, wagered=0, paid=0, hold=None, rounds_today=0,
+                 anomalies=0)
+        out[d["board"]] = d
+    for board, wagered, paid, n in store.db.query(
+            "SELECT board, sum(wagered), sum(paid), count(*) FROM rounds WHERE at >= ? "
+            "AND void IS NULL GROUP BY board", (today,)):
+        if board in out:
+            out[board].update(wagered=int(wagered or 0), paid=int(paid or 0),
+                              rounds_today=n, hold=hold(wagered, paid))
+    for board, rnd, net, at, void, game in store.db.query(
+            "SELECT r.board, r.round, r.house_net, r.at, r.void, r.game FROM rounds r "
+            "JOIN (SELECT board, max(seq) AS seq FROM rounds GROUP BY board) m "
+            "ON r.board = m.board AND r.seq = m.seq"):
+        if board in out:
+            out[board]["last_round"] = {"round": rnd, "house_net": net, "at": at,
+                                        "void": void, "game": game}
+    for board, n in store.db.query("SELECT board, count(*) FROM anomalies GROUP BY board"):
+        if board in out:
+            out[board]["anomalies"] = n
+    return list(out.values())
+
+
+def summary(store, start, end, hours, board=None):
+    """Per table and shift within [start, end): rounds, drop, paid, hold %, tilts, voids."""
+    out = []
+    for label, s, e in shifts_between(start, end, hours):
+        s, e = max(s, start), min(e, end)
+        args = (s, e) + ((board,) if board else ())
+        cond = " AND board = ?" if board else ""
+        per = {}
+        for b, n, wagered, paid, voids in store.db.query(
+                "SELECT board, count(*), sum(wagered), sum(paid), "
+                "sum(CASE WHEN void IS NULL THEN 0 ELSE 1 END) FROM rounds "
+                "WHERE at >= ? AND at < ?%s GROUP BY board" % cond, args):
+            per[b] = {"shift": label, "board": b, "rounds": n - int(voids or 0),
+                      "drop": int(wagered or 0), "paid": int(paid or 0),
+                      "hold": hold(wagered, paid), "voids": int(voids or 0), "tilts": 0}
+        for b, n in store.db.query(
+                "SELECT board, count(*) FROM tilts WHERE action = 'raise' AND at >= ? AND "
+                "at < ?%s GROUP BY board" % cond, args):
+            per.setdefault(b, {"shift": label, "board": b, "rounds": 0, "drop": 0,
+                               "paid": 0, "hold": None, "voids": 0, "tilts": 0})["tilts"] = n
+        out += [per[b] for b in sorted(per)]
+    return out
+
+
+def totals(rows):
+    t = {"rounds": 0, "drop": 0, "paid": 0, "voids": 0, "tilts": 0}
+    for r in rows:
+        for k in t:
+            t[k] += r[k]
+    t["hold"] = hold(t["drop"], t["paid"])
+    return t
+
+
+def recent_rounds(store, board, n=20):
+    return [_round_row(r) for r in store.db.query(
+        "SELECT board, round, seq, game, at, wagered, paid, house_net, void, seats FROM "
+        "rounds WHERE board = ? ORDER BY seq DESC LIMIT ?", (board, n))]
+
+
+def _round_row(r):
+    return dict(zip(("board", "round", "seq", "game", "at", "wagered", "paid", "house_net",
+                     "void", "seats"), r))
+
+
+def round_detail(store, board, number):
+    """A round recalled by table and round number: its settlement with every hand's cards
+    (or the void), and the journal records of the round (wagers, deal, cards,
+    decisions) in order. None if the floor holds no such round."""
+    rows = store.db.query(
+        "SELECT board, round, seq, game, at, wagered, paid, house_net, void, seats, result "
+        "FROM rounds WHERE board = ? AND round = ? ORDER BY seq", (board, number))
+    if not rows:
+        return None
+    r = rows[-1]
+    out = _round_row(r[:10])
+    out["result"] = json.loads(r[10])
+    # The round's own records: after the previous round's end (or configuration) up to
+    # its settlement.
+    prev = store.db.query(
+        "SELECT max(seq) FROM records WHERE board = ? AND seq < ? AND ev IN "
+        "('settle', 'void', 'config', 'new')", (board, out["seq"]))[0][0] or 0
+    out["events"] = [dict(json.loads(p), seq=s) for s, p in store.db.query(
+        "SELECT seq, payload FROM records WHERE board = ? AND seq > ? AND seq <= ? AND "
+        "kind = 'R' AND ev IN ('new', 'wager', 'deal', 'card', 'hw', 'set', 'decide', "
+        "'lost', 'settle', 'void') ORDER BY seq", (board, prev, out["seq"]))]
+    return out
+
+
+def tilts(store, start=None, end=None, board=None):
+    cond, args = [], []
+    if start is not None:
+        cond.append("at >= ?")
+        args.append(start)
+    if end is not None:
+        cond.append("at < ?")
+        args.append(end)
+    if board:
+        cond.append("board = ?")
+        args.append(board)
+    where = (" WHERE " + " AND ".join(cond)) if cond else ""
+    return [dict(zip(("board", "seq", "code", "action", "operator", "at"), r))
+            for r in store.db.query("SELECT board, seq, code, action, operator, at FROM "
+                                    "tilts%s ORDER BY at, board, seq" % where, tuple(args))]
+
+
+def anomalies(store, board=None):
+    where, args = ("WHERE board = ? ", (board,)) if board else ("", ())
+    return [dict(zip(("board", "kind", "seq_from", "seq_to", "detail", "first_seen",
+                      "last_seen", "count"), r))
+            for r in store.db.query("SELECT board, kind, seq_from, seq_to, detail, "
+                                    "first_seen, last_seen, count FROM anomalies %s"
+                                    "ORDER BY last_seen DESC" % where, args)]
+
+
+ROUND_COLUMNS = ("board", "round", "seq", "game", "time", "wagered", "paid", "house_net",
+                 "void", "seats")
+
+
+def write_rounds_csv(store, out, start, end, board=None):
+    """Every round in [start, end) as CSV (one line a round, times in UTC ISO 8601)."""
+    w = csv.writer(out)
+    w.writerow(ROUND_COLUMNS)
+    cond, args = "", (start, end)
+    if board:
+        cond, args = " AND board = ?", args + (board,)
+    n = 0
+    for r in store.db.query(
+            "SELECT board, round, seq, game, at, wagered, paid, house_net, void, seats FROM "
+            "rounds WHERE at >= ? AND at < ?%s ORDER BY board, seq" % cond, args):
+        r = list(r)
+        r[4] = iso(r[4])
+        w.writerow(["" if v is None else v for v in r])
+        n += 1
+    return n
+
+
+def write_summary_csv(rows, out):
+    w = csv.writer(out)
+    cols = ("shift", "board", "rounds", "drop", "paid", "hold", "voids", "tilts")
+    w.writerow(cols)
+    for r in rows:
+        w.writerow(["" if r[c] is None else r[c] for c in cols])
+
+
+def iso(t):
+    return None if t is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
