@@ -30,6 +30,8 @@ framebuf_shim.install()
 #   vm      the MicroPython 1.27 VM in script mode (Node)
 #   board   the virtual board behind a pty, driven by the real mpremote (Node, mpremote)
 #   static  pyright and mpy-cross over firmware/ and boards/
+#   floor   the floor (tests/floor/): SQLite, a PostgreSQL server the tests start, the
+#           collector on ptys, headless Chromium
 # By module; TEST_TIERS overrides single tests of modules that mix tiers. A test module
 # missing here is a collection error, so a new file cannot slip out of every tier.
 MODULE_TIERS = {
@@ -54,6 +56,9 @@ MODULE_TIERS = {
     "test_misdeal": "host",
     "test_pico_survive": "board",
     "test_shoe_link": "host", "test_serial_board": "board",
+    # tests/floor/ (its conftest.py assigns the same tier)
+    "test_floor_store": "floor", "test_floor_records": "floor",
+    "test_floor_collect": "floor", "test_floor_web": "floor",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
@@ -75,7 +80,7 @@ TEST_TIERS = {
     ("test_native", "test_flash_builds_the_native_module_for_the_boards_arch"): "static",
     ("test_native", "test_a_board_without_a_native_emitter_gets_the_bytecode_path"): "static",
 }
-TIERS = ("host", "slow", "vm", "board", "static")
+TIERS = ("host", "slow", "vm", "board", "static", "floor")
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:

@@ -140,8 +140,11 @@ class Puller:
                 await self.db("anomaly", self.board, "truncated",
                               (good[-1].seq + 1) if good else last + 1, None,
                               "the board's reply was cut short: %s" % reply["truncated"])
-            if good:
-                # Only now, with the records committed, may the board let them go.
+            if any(r.event is None or r.event.get("ev") != "auth_ok" for r in good):
+                # Only now, with the records committed, may the board let them go. Not
+                # for a batch of nothing but acknowledgements' own auth_ok records: each
+                # ack journals one, and acking that would journal the next, forever (a
+                # flash write per poll on an idle table). They go with the next real one.
                 await self.acknowledge(line, good[-1].seq, reply.get("acked", 0))
             if new or gap:
                 self.notify()

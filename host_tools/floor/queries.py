@@ -18,7 +18,10 @@ DAY = 86400
 
 def hold(wagered, paid):
     """Hold %: what the house kept of the drop (None without a drop)."""
-    return None if not wagered else round(100.0 * (wagered - paid) / wagered, 2)
+    if not wagered:
+        return None
+    wagered, paid = int(wagered), int(paid or 0)  # PostgreSQL's sum() is a numeric
+    return round(100.0 * (wagered - paid) / wagered, 2)
 
 
 def day_start(t):
@@ -89,27 +92,49 @@ def tables(store, now=None):
     return list(out.values())
 
 
+def shift_of(t, hours):
+    """(label, start) of the shift that time `t` falls in."""
+    day = day_start(t)
+    h = (t - day) / 3600.0
+    starts = [x for x in hours if x <= h]
+    if starts:
+        s = day + starts[-1] * 3600
+    else:  # before the first start: the day before's last shift
+        s = day - DAY + hours[-1] * 3600
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(s)), s
+
+
 def summary(store, start, end, hours, board=None):
-    """Per table and shift within [start, end): rounds, drop, paid, hold %, tilts, voids."""
-    out = []
-    for label, s, e in shifts_between(start, end, hours):
-        s, e = max(s, start), min(e, end)
-        args = (s, e) + ((board,) if board else ())
-        cond = " AND board = ?" if board else ""
-        per = {}
-        for b, n, wagered, paid, voids in store.db.query(
-                "SELECT board, count(*), sum(wagered), sum(paid), "
-                "sum(CASE WHEN void IS NULL THEN 0 ELSE 1 END) FROM rounds "
-                "WHERE at >= ? AND at < ?%s GROUP BY board" % cond, args):
-            per[b] = {"shift": label, "board": b, "rounds": n - int(voids or 0),
-                      "drop": int(wagered or 0), "paid": int(paid or 0),
-                      "hold": hold(wagered, paid), "voids": int(voids or 0), "tilts": 0}
-        for b, n in store.db.query(
-                "SELECT board, count(*) FROM tilts WHERE action = 'raise' AND at >= ? AND "
-                "at < ?%s GROUP BY board" % cond, args):
-            per.setdefault(b, {"shift": label, "board": b, "rounds": 0, "drop": 0,
-                               "paid": 0, "hold": None, "voids": 0, "tilts": 0})["tilts"] = n
-        out += [per[b] for b in sorted(per)]
+    """Per table and shift within [start, end): rounds, drop, paid, hold %, tilts, voids.
+    Summed in the database by the hour (shifts start on whole hours), then by shift
+    here: one query however long the period, a row per table and hour at most."""
+    cond, args = "", (start, end)
+    if board:
+        cond, args = " AND board = ?", args + (board,)
+    per = {}
+
+    def row(b, hour):
+        label, s = shift_of(hour * 3600.0, hours)
+        return per.setdefault((s, b), {"shift": label, "board": b, "rounds": 0, "drop": 0,
+                                       "paid": 0, "hold": None, "voids": 0, "tilts": 0})
+    for b, hour, n, wagered, paid, voids in store.db.query(
+            "SELECT board, CAST(at AS BIGINT) / 3600, count(*), sum(wagered), sum(paid), "
+            "sum(CASE WHEN void IS NULL THEN 0 ELSE 1 END) FROM rounds "
+            "WHERE at >= ? AND at < ?%s GROUP BY board, CAST(at AS BIGINT) / 3600"
+            % cond, args):
+        r = row(b, int(hour))
+        r["rounds"] += int(n) - int(voids or 0)
+        r["voids"] += int(voids or 0)
+        r["drop"] += int(wagered or 0)
+        r["paid"] += int(paid or 0)
+    for b, hour, n in store.db.query(
+            "SELECT board, CAST(at AS BIGINT) / 3600, count(*) FROM tilts WHERE action = "
+            "'raise' AND at >= ? AND at < ?%s GROUP BY board, CAST(at AS BIGINT) / 3600"
+            % cond, args):
+        row(b, int(hour))["tilts"] += int(n)
+    out = [per[k] for k in sorted(per)]
+    for r in out:
+        r["hold"] = hold(r["drop"], r["paid"])
     return out
 
 

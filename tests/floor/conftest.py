@@ -1,0 +1,36 @@
+"""The floor's tests (issue 31): one tier, `floor` (SQLite, a PostgreSQL server the
+tests start themselves, the collector and its floor simulator on ptys, headless
+Chromium). The same store and collector tests run against SQLite and PostgreSQL
+(`floor_db`, parametrized)."""
+import os
+
+import pytest
+
+from tests.floor.pgserver import PgServer
+
+TIER = "floor"
+
+
+def pytest_collection_modifyitems(config, items):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for item in items:
+        if str(item.fspath).startswith(here):
+            item.add_marker(TIER)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    try:
+        server = PgServer()
+    except (RuntimeError, OSError) as e:
+        pytest.skip("PostgreSQL: %s" % e)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def floor_db(request, tmp_path):
+    """A database URL, empty: an SQLite file, or a database on the tests' own server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "floor.sqlite")
+    return request.getfixturevalue("pg_server").new_database()

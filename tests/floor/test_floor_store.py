@@ -1,0 +1,152 @@
+"""The floor's store on SQLite and on PostgreSQL (the same tests, `floor_db`): the
+migrations, exactly-once ingest by (board, seq), what records add (rounds, tilts), the
+shift queries and CSV."""
+import asyncio
+import csv
+import io
+import json
+import time
+
+import pytest
+
+from host_tools.floor import queries as q
+from host_tools.floor.puller import Puller
+from host_tools.floor.store import Store, migrations, split_sql
+from tests.floor.helpers import LocalLine, direct_db, local_table, play, table
+
+
+def test_migrations_apply_once_and_are_numbered(floor_db):
+    st = Store(floor_db)
+    first = st.migrate()
+    assert first == [v for v, _, _ in migrations()] and first[0] == 1
+    assert st.migrate() == []  # a second collector finds nothing to do
+    assert st.schema_version() == first[-1]
+    # every table of the schema is there and empty
+    for name in ("boards", "records", "rounds", "tilts", "anomalies"):
+        assert st.db.query("SELECT count(*) FROM %s" % name)[0][0] == 0
+    st.close()
+
+
+def test_split_sql_drops_comments_and_keeps_statements():
+    assert split_sql("-- a; comment\nCREATE TABLE a (x INT); -- end\n\nSELECT 1;") == \
+        ["CREATE TABLE a (x INT)", "SELECT 1"]
+
+
+def pull(store, target, keys, board="t1", tamper=None):
+    async def go():
+        p = Puller(table(board), await direct_db(store), keys, set_clock=False)
+        await p.db("register", board, "local")
+        line = LocalLine(target, tamper)
+        await p.cycle(line)
+        return p, line
+    return asyncio.run(go())
+
+
+def test_records_stored_once_and_acknowledged_after_the_commit(floor_db, tmp_path):
+    t, keys = local_table(tmp_path, rounds=3)
+    st = Store(floor_db)
+    st.migrate()
+    p, line = pull(st, t, keys)
+    last = t.app.ctl.journal.last_seq
+    assert st.last_seq("t1") == last
+    assert st.db.query("SELECT count(*) FROM records WHERE board = 't1'")[0][0] == last
+    # acknowledged, never beyond what the database holds; the ack's own record (auth_ok,
+    # journalled by the ack) is stored and waits for the next real record's ack
+    acked = t.app.ctl.journal.acked
+    assert acked == last - 1 == st.db.query("SELECT acked FROM boards")[0][0]
+    assert json.loads(st.stored_record("t1", last)[3])["ev"] == "auth_ok"
+    p, line = pull(st, t, keys)
+    assert t.app.ctl.journal.acked == acked and line.sent[-1].startswith("export")
+    # an export after the ack asks from after the store's last: the board sends the
+    # records that came since (the ack's own auth_ok), nothing twice
+    rounds = q.recent_rounds(st, "t1")
+    assert [r["round"] for r in rounds] == [3, 2, 1]
+    # The same records again (a collector killed between its commit and its ack, asked
+    # again from an older seq): stored once, and so is what they add.
+    from host_tools.floor.records import verify
+    key = keys.load_key("t1")
+    recs = t.app.ctl.command("export 1 50")["records"]
+    again = st.ingest("t1", [verify(r, key) for r in recs])
+    assert again == 0
+    assert st.db.query("SELECT count(*) FROM rounds WHERE board = 't1'")[0][0] == 3
+    st.close()
+
+
+def test_rounds_carry_the_settlement_and_the_drop_is_the_meters(floor_db, tmp_path):
+    t, keys = local_table(tmp_path, game="qc-caribbean", seats=4, rounds=4, seed=11)
+    st = Store(floor_db)
+    st.migrate()
+    pull(st, t, keys)
+    meters = t.app.ctl.command("meters")
+    rows = q.summary(st, 0, time.time() + 3600, (6, 14, 22))
+    tot = q.totals(rows)
+    assert tot["rounds"] == 4 and tot["drop"] == meters["totals"]["wagered"]
+    assert tot["paid"] == meters["totals"]["paid"]
+    assert tot["hold"] == q.hold(tot["drop"], tot["paid"])
+    r = q.round_detail(st, "t1", 2)
+    assert r["round"] == 2 and r["game"] == "qc-caribbean"
+    recalled = t.app.ctl.command("recall 4")["rounds"]
+    assert r["result"] == [x for x in recalled if x["round"] == 2][0]["result"]
+    # the round's journal records: its wagers, the deal, every card, the settlement
+    kinds = [e["ev"] for e in r["events"]]
+    assert kinds[-1] == "settle" and "deal" in kinds
+    assert kinds.count("card") == sum(len(s["cards"]) for s in r["result"]["seats"]) + 5
+    assert q.round_detail(st, "t1", 99) is None
+    st.close()
+
+
+def test_tilts_with_time_and_operator_and_voids(floor_db, tmp_path):
+    from host_tools.table_host import Configurator
+    t, keys = local_table(tmp_path, rounds=1)
+    ctl = t.app.ctl
+    from host_tools.table_host import plan_round
+    before, frames, after = plan_round("nj-3card", 3, 77)
+    for ln in before:
+        assert ctl.command(ln)["ok"]
+    t._hw.shoe_uart().feed(frames[:24])  # two cards, then the shoe loses frames
+    t.app.poll()
+    ctl.misdeal("shoe_gap", "test")
+    assert ctl.command("status")["tilts"][0]["code"] == "shoe_gap"
+    st = Store(floor_db)
+    st.migrate()
+    pull(st, t, keys)
+    # the round in play is held back by the board (its cards): so is its tilt record
+    assert q.tilts(st) == []
+    assert st.db.query("SELECT tilts FROM boards")[0][0] == "shoe_gap"
+    assert q.tables(st)[0]["state"] == "tilted"
+    r = Configurator(t, "t1", keys).signed("tilt-clear op42")
+    assert r["ok"] and r["voided"]["round"] == 2
+    pull(st, t, keys)
+    tl = q.tilts(st)
+    assert [(x["action"], x["code"], x["operator"]) for x in tl] == \
+        [("raise", "shoe_gap", None), ("clear", "shoe_gap", "op42")]
+    assert all(abs(x["at"] - time.time()) < 120 for x in tl)  # the board's clock
+    rows = q.summary(st, 0, time.time() + 3600, (6, 14, 22))
+    assert q.totals(rows)["voids"] == 1 and q.totals(rows)["tilts"] == 1
+    assert q.round_detail(st, "t1", 2)["void"] == "shoe_gap"
+    st.close()
+
+
+def test_shifts_split_the_day_and_csv(floor_db, tmp_path):
+    t, keys = local_table(tmp_path, rounds=3)
+    st = Store(floor_db)
+    st.migrate()
+    pull(st, t, keys)
+    # put the rounds into three shifts of one day (08:00, 15:00, 23:30 UTC)
+    day = q.day_start(time.time()) - 3 * q.DAY
+    seqs = [s for (s,) in st.db.query("SELECT seq FROM rounds ORDER BY seq")]
+    for s, h in zip(seqs, (8, 15, 23.5)):
+        st.db.execute("UPDATE rounds SET at = ? WHERE seq = ?", (day + h * 3600, s))
+    rows = q.summary(st, day, day + q.DAY, (6, 14, 22))
+    labels = [r["shift"][11:] for r in rows]
+    assert labels == ["06:00", "14:00", "22:00"] and all(r["rounds"] == 1 for r in rows)
+    # two shifts of 12 h: 15:00 and 23:30 fall into the second
+    rows = q.summary(st, day, day + q.DAY, (6, 18))
+    assert [(r["shift"][11:], r["rounds"]) for r in rows] == [("06:00", 1), ("18:00", 1)] \
+        or [(r["shift"][11:], r["rounds"]) for r in rows] == [("06:00", 2), ("18:00", 1)]
+    out = io.StringIO()
+    assert q.write_rounds_csv(st, out, day, day + q.DAY) == 3
+    lines = list(csv.reader(io.StringIO(out.getvalue())))
+    assert lines[0] == list(q.ROUND_COLUMNS) and len(lines) == 4
+    assert lines[1][4].endswith("08:00:00Z")
+    st.close()
