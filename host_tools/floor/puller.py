@@ -165,16 +165,16 @@ class Puller:
                        "%s)" % (want, seq - 1, seq))
                 want = seq
             if isinstance(seq, int) and seq < want:
-                # A record the database already holds, sent again: the same bytes are a
-                # harmless resend; anything else is a replay, refused.
+                # The collector asks from after the database's last seq, so a board never
+                # sends one it holds: a record behind the one asked for is a replay on
+                # the line, refused (identical to the stored one or not) and reported.
                 old = await self.db("stored_record", self.board, seq)
                 same = old is not None and isinstance(rec, dict) and \
                     list(old) == [rec.get("kind"), rec.get("crc"), rec.get("mac"),
                                   rec.get("payload")]
-                if same:
-                    continue
-                return good, gap, Refusal("replayed", seq, "seq %d is stored already with "
-                                          "other content" % seq)
+                return good, gap, Refusal("replayed", seq, "seq %d sent where %d was due "
+                                          "(%s)" % (seq, want, "a copy of the stored record"
+                                                    if same else "not the stored record"))
             try:
                 good.append(verify(rec, key, want))
             except Refusal as e:

@@ -274,8 +274,15 @@ class SimFloor:
         next_ctl = 0
         while end is None or time.monotonic() < end:
             wait = max(0.0, next_tick - time.monotonic())
+            if any(t.pending for t in self.tables):
+                # A reply larger than the pty's buffer (an export is ~10 KB) goes out as
+                # the reader takes it: no more input may come until it has all of it.
+                wait = min(wait, 0.005)
             for key, _ in sel.select(wait):
                 key.data.readable()
+            for t in self.tables:
+                if t.pending:
+                    t.send(b"")
             now = time.monotonic()
             if now >= next_ctl:
                 self.control()
