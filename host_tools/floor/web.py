@@ -132,10 +132,11 @@ def make_app(db, config, collector=None):
                 "anomalies><tr><th>last seen</th><th>kind</th><th>seqs</th><th>count</th>"
                 "<th>detail</th></tr>%s</table>"
                 % (html.escape(board), _tile(t), rows, trows, arows))
-        # Live: the page reloads itself when this table's data moves.
+        # Live: the page reloads itself when a round ends, a tilt comes or goes, an
+        # anomaly is found or the table goes off the line (not at every card).
         js = ("<script>var v=null;var es=new EventSource('/events');es.addEventListener("
               "'tables',function(e){var t=JSON.parse(e.data).filter(function(x){return "
-              "x.board==%s})[0];var k=JSON.stringify(t);if(v!==null&&k!==v)location.reload();"
+              "x.board==%s})[0];var k=JSON.stringify([t.last_round,t.tilts,t.anomalies,t.online]);if(v!==null&&k!==v)location.reload();"
               "v=k;});</script>" % json.dumps(board))
         return page(board, body, js)
 
@@ -237,6 +238,22 @@ def _hand_cells(s):
     return cards(s.get("hand") or s.get("cards")), s.get("category", "")
 
 
+def _event_html(ev):
+    """A round's journal record, as the pit reads it: the card by name, a seat's wagers."""
+    kind = ev.get("ev")
+    if kind == "card" and isinstance(ev.get("c"), int):
+        from pitboss.cards import name
+        return card(name(ev["c"]))
+    if kind == "wager":
+        return "seat %s: %s" % (ev.get("seat"), html.escape(", ".join(
+            "%s %s" % (k, v) for k, v in sorted((ev.get("w") or {}).items()))))
+    if kind in ("settle", "void"):
+        return html.escape(", ".join("%s %s/%s" % tuple(x) for x in ev.get("lines") or ())
+                           or str(ev.get("why", "")))
+    rest = {k: v for k, v in ev.items() if k not in ("ev", "t", "seq", "result")}
+    return html.escape(json.dumps(rest, separators=(",", ":"))) if rest else ""
+
+
 def _round_html(r):
     res = r["result"]
     out = ["<h2 id=round-title>%s &middot; round %d</h2><p class=note>%s &middot; journal seq %d"
@@ -262,12 +279,12 @@ def _round_html(r):
                    % (s["seat"], h, html.escape(str(cat)), wag, money(s.get("amount"))))
     out.append("</table><p>drop %d &middot; paid %d &middot; house net %s</p>"
                % (r["wagered"], r["paid"], money(r["house_net"])))
-    out.append("<h3>Journal</h3><table class=r id=events><tr><th>seq</th><th>event</th></tr>")
+    out.append("<h3>Journal</h3><table class=r id=events><tr><th>seq</th><th>time (UTC)</th>"
+               "<th>event</th><th></th></tr>")
     for ev in r["events"]:
-        what = dict(ev)
-        what.pop("seq", None)
-        what.pop("result", None)
-        out.append("<tr><td>%d</td><td>%s</td></tr>"
-                   % (ev["seq"], html.escape(json.dumps(what, separators=(",", ":")))))
+        out.append("<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>"
+                   % (ev["seq"], (q.iso(ev["t"]) or "")[11:19] if isinstance(
+                       ev.get("t"), int) else "", html.escape(str(ev.get("ev"))),
+                      _event_html(ev)))
     out.append("</table>")
     return "".join(out)

@@ -116,6 +116,10 @@ def test_fifty_tables_through_power_cuts_and_collector_kills(floor_db, tmp_path,
             if not cut_done and now >= cut_at:
                 sims["a"].kill9()  # 24 boards lose power at once, mid-round
                 os.unlink(d / "a.json")
+                # and their serial devices go, as a USB board's /dev/ttyACM* does (a
+                # stale link could name a pty number the kernel gives to another)
+                for t, _ in tables[:24]:
+                    os.unlink(d / "tty" / t)
                 time.sleep(rng.uniform(0.2, 1.0))
                 sims["a"].start()
                 fr.wait_sim(d, "a")
