@@ -99,13 +99,19 @@ GAMES = (("pr-pai-gow", 4), ("pa-three-card-prime", 4), ("qc-caribbean", 4),
 
 
 def _table_demo(port, args):
-    """Rounds of every game dealt through the simulated shoe and settled on the board."""
+    """Rounds of every game dealt through the simulated shoe and settled on the board,
+    then the floor's collector on the board's line until it holds every record."""
+    keys = tempfile.mkdtemp(prefix="pitboss-keys-")
     with open_table(port) as target:
-        return _table_rounds(target, args)
+        bad = _table_rounds(target, args, keys)
+    if bad:
+        return bad
+    from host_tools.floor.demo import collect_and_summarise
+    return collect_and_summarise(port, keys, say)
 
 
-def _table_rounds(target, args):
-    conf = Configurator(target, "demo", KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-")))
+def _table_rounds(target, args, keys):
+    conf = Configurator(target, "demo", KeyStore(keys))
     say("== provisioning the board's key (HMAC-SHA256), fingerprint %s" % conf.provision())
     for game, seats in GAMES:
         r = conf.configure(game, seats)

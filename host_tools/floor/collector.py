@@ -55,8 +55,9 @@ class Collector:
         self.version += 1
         self.changed.set()
 
-    async def run(self, seconds=None, ready=None):
-        """Follow every table until stopped (SIGTERM, SIGINT) or for `seconds`."""
+    async def run(self, seconds=None, ready=None, until=None):
+        """Follow every table until stopped (SIGTERM, SIGINT), for `seconds`, or until
+        `until()` is true (checked every 0.2 s)."""
         self.writer = DB(self.config.db, migrate=True)
         # The pit view reads on a connection of its own (WAL: readers never wait for the
         # writer), so a slow page never holds a table's acknowledgement back.
@@ -80,6 +81,12 @@ class Collector:
             web = asyncio.create_task(self._serve_web(), name="pit-view")
         if ready is not None:
             ready()
+        if until is not None:
+            async def watch():
+                while not until():
+                    await asyncio.sleep(0.2)
+                stop.set()
+            watcher = asyncio.create_task(watch())
         try:
             if seconds is None:
                 await stop.wait()
@@ -89,6 +96,8 @@ class Collector:
                 except asyncio.TimeoutError:
                     pass
         finally:
+            if until is not None:
+                watcher.cancel()
             for p in self.pullers:
                 p.stop()
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -41,6 +41,7 @@ class Puller:
         self.notify = notify or (lambda: None)
         self.set_clock = set_clock
         self.online = False
+        self.caught_up = False  # the last export found nothing more to store
         self.stats = {"records": 0, "acks": 0, "connects": 0, "refused": 0}
         self._stop = asyncio.Event()
 
@@ -124,7 +125,9 @@ class Puller:
                 return
             recs = reply["records"]
             if not recs:
+                self.caught_up = True
                 return
+            self.caught_up = False
             good, gap, problem = await self._check(recs, key, last)
             new = 0
             if good or gap:
