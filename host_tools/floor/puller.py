@@ -14,6 +14,7 @@ import json
 import logging
 import time
 
+from host_tools.auth import KeyStoreError
 from host_tools.floor import link as linkmod
 from host_tools.floor.records import Refusal, verify
 
@@ -73,7 +74,9 @@ class Puller:
                 # line is opened and synced again.
                 await self.db("anomaly", self.board, "garbled", None, None, str(e))
                 await self._offline(str(e), quiet=True)
-            except (linkmod.LinkError, OSError) as e:
+            except (linkmod.LinkError, OSError, KeyStoreError, ValueError) as e:
+                # Off the line, or no key for it in the key store (provision it): shown
+                # on the table's row, tried again after the backoff.
                 await self._offline(str(e))
                 try:
                     await asyncio.wait_for(self._stop.wait(), backoff)
