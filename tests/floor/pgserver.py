@@ -26,7 +26,8 @@ def _free_port():
 
 
 class PgServer:
-    def __init__(self):
+    def __init__(self, durable=False):
+        """durable=False: fsync off (the tests' throw-away data); True for figures."""
         self.bin = binaries()
         if self.bin is None:
             raise RuntimeError("no PostgreSQL server binaries (initdb): ./dev setup "
@@ -42,7 +43,8 @@ class PgServer:
         self._run("initdb", "-D", self.data, "-A", "trust", "-U", "pitboss", "-E", "UTF8",
                   "--no-sync")
         self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"), "-w",
-                  "-o", "-k %s -p %d -h 127.0.0.1 -F -c fsync=off" % (self.dir, self.port),
+                  "-o", "-k %s -p %d -h 127.0.0.1%s" % (self.dir, self.port,
+                                                       "" if durable else " -F"),
                   "start")
         self.url_base = "postgresql://pitboss@127.0.0.1:%d/" % self.port
         self._n = 0
