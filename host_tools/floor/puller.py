@@ -10,7 +10,6 @@ and the acknowledgement, after it) asks again from there. Records sent twice are
 once (host_tools.floor.store); the acknowledgement is never ahead of the commit.
 """
 import asyncio
-import json
 import logging
 import time
 
@@ -20,10 +19,6 @@ from host_tools.floor.records import Refusal, verify
 
 log = logging.getLogger("pitboss.floor")
 BATCH = 50  # records asked for per export (the board's EXPORT_MAX)
-STATES = {"configured": "open", "wagers": "open", "dealing": "dealing",
-          "setting": "dealing", "deciding": "dealing", "ready": "dealing",
-          "settled": "settled", "unconfigured": "open"}
-
 
 class Puller:
     def __init__(self, table, db, keys, poll=0.5, backoff_max=30.0, timeout=30.0,
@@ -211,7 +206,3 @@ class Puller:
 
 async def _open_serial(port):
     return await linkmod.SerialLine(port).open()
-
-
-def dumps(obj):
-    return json.dumps(obj, separators=(",", ":"))

@@ -14,7 +14,6 @@ records' MACs are not shown either: a test fetches every page and looks for each
 import asyncio
 import html
 import json
-import time
 
 from starlette.applications import Starlette
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse

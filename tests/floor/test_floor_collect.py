@@ -8,12 +8,12 @@ stored record is the board's, and the acknowledged seq is never ahead of the com
 one (also sampled throughout). The figures (records/s, settlement-to-database lag,
 collector RSS) are printed; `python -m host_tools.floor.bench --scale` runs more."""
 import contextlib
+import json
 import os
 import random
 import shutil
 import time
 
-import pytest
 
 from host_tools.auth import KeyStore
 from host_tools.floor.store import Store
@@ -168,7 +168,6 @@ def test_fifty_tables_through_power_cuts_and_collector_kills(floor_db, tmp_path,
     for p in ("a", "b"):
         with open(d / ("settled-%s.jsonl" % p)) as f:
             for line in f:
-                import json
                 e = json.loads(line)
                 if (e["board"], e["round"]) in stored_at:
                     lags.append(stored_at[(e["board"], e["round"])] - e["at"])

@@ -7,12 +7,11 @@ import io
 import json
 import time
 
-import pytest
 
 from host_tools.floor import queries as q
 from host_tools.floor.puller import Puller
 from host_tools.floor.store import Store, migrations, split_sql
-from tests.floor.helpers import LocalLine, direct_db, local_table, play, table
+from tests.floor.helpers import LocalLine, direct_db, local_table, table
 
 
 def test_migrations_apply_once_and_are_numbered(floor_db):

@@ -4,7 +4,6 @@ read-only; and in real headless Chromium (Debian's, through its chromedriver): t
 shows a table tilt live, without a reload, and a round's detail opens from its table."""
 import json
 import os
-import shutil
 import socket
 import time
 import urllib.error
@@ -122,7 +121,7 @@ def chromium_missing():
         return ("Debian's chromium and chromium-driver are not installed (./dev setup "
                 "installs them when run as root)")
     try:
-        import selenium  # noqa: F401
+        import selenium  # noqa: F401  (installed?)
     except ImportError:
         return "selenium is not installed (requirements-dev.txt)"
     return None
