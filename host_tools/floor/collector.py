@@ -11,6 +11,7 @@ import os
 import signal
 
 from host_tools.auth import KeyStore
+from host_tools.floor.backends import DatabaseError
 from host_tools.floor.puller import Puller
 from host_tools.floor.store import Store
 
@@ -21,23 +22,44 @@ class DB:
     """A Store on a thread of its own: `await db("method", *args)`."""
 
     def __init__(self, url, migrate=False):
+        self.url = url
         self.pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="floor-db")
         self.store = self.pool.submit(Store, url).result()
         if migrate:
             self.pool.submit(self.store.migrate).result()
 
+    def _call(self, name, args, kw):
+        if self.store is None:  # the connection was lost: a new one (the server is back)
+            self.store = Store(self.url)
+        try:
+            return getattr(self.store, name)(*args, **kw)
+        except self.store.db.Error as e:
+            # The database failed (a PostgreSQL server restarted, a disk full): this
+            # transaction rolled back, nothing was acknowledged; the next call reconnects
+            # and the table's puller tries again after its backoff.
+            try:
+                self.store.close()
+            except Exception:  # noqa: BLE001  (a connection already gone)
+                pass
+            self.store = None
+            raise DatabaseError("database: %s" % str(e).strip().splitlines()[0]) from e
+
     async def __call__(self, name, *args, **kw):
-        fn = getattr(self.store, name)
         return await asyncio.get_running_loop().run_in_executor(
-            self.pool, lambda: fn(*args, **kw))
+            self.pool, self._call, name, args, kw)
 
     def run(self, fn, *args):
         """A function of the store (queries.*) on this thread."""
         return asyncio.get_running_loop().run_in_executor(
-            self.pool, lambda: fn(self.store, *args))
+            self.pool, lambda: fn(self.store or self._reopen(), *args))
+
+    def _reopen(self):
+        self.store = Store(self.url)
+        return self.store
 
     def close(self):
-        self.pool.submit(self.store.close).result()
+        if self.store is not None:
+            self.pool.submit(self.store.close).result()
         self.pool.shutdown()
 
 

@@ -15,6 +15,7 @@ import time
 
 from host_tools.auth import KeyStoreError
 from host_tools.floor import link as linkmod
+from host_tools.floor.backends import DatabaseError
 from host_tools.floor.records import Refusal, verify
 
 log = logging.getLogger("pitboss.floor")
@@ -46,10 +47,13 @@ class Puller:
 
     async def run(self):
         backoff = 1.0
-        await self.db("register", self.board, self.table.port)
+        registered = False
         while not self._stop.is_set():
             line = None
             try:
+                if not registered:
+                    await self.db("register", self.board, self.table.port)
+                    registered = True
                 line = await self.opener(self.table.port)
                 await line.sync(self.timeout)
                 self.stats["connects"] += 1
@@ -67,9 +71,13 @@ class Puller:
             except linkmod.GarbledReply as e:
                 # Bytes lost on the line: reported, nothing stored from that reply; the
                 # line is opened and synced again.
-                await self.db("anomaly", self.board, "garbled", None, None, str(e))
+                try:
+                    await self.db("anomaly", self.board, "garbled", None, None, str(e))
+                except DatabaseError:
+                    pass
                 await self._offline(str(e), quiet=True)
-            except (linkmod.LinkError, OSError, KeyStoreError, ValueError) as e:
+            except (linkmod.LinkError, OSError, KeyStoreError, ValueError,
+                    DatabaseError) as e:
                 # Off the line, or no key for it in the key store (provision it): shown
                 # on the table's row, tried again after the backoff.
                 await self._offline(str(e))
@@ -86,7 +94,10 @@ class Puller:
     async def _offline(self, why, quiet=False):
         was = self.online
         self.online = False
-        await self.db("set_state", self.board, online=0, last_error=why[:300])
+        try:
+            await self.db("set_state", self.board, online=0, last_error=why[:300])
+        except DatabaseError:
+            pass  # the database is what failed: said in the log
         if was or not quiet:
             log.info("%s offline: %s", self.board, why)
         self.notify()

@@ -7,6 +7,8 @@ import io
 import json
 import time
 
+import pytest
+
 
 from host_tools.floor import queries as q
 from host_tools.floor.puller import Puller
@@ -149,3 +151,22 @@ def test_shifts_split_the_day_and_csv(floor_db, tmp_path):
     assert lines[0] == list(q.ROUND_COLUMNS) and len(lines) == 4
     assert lines[1][4].endswith("08:00:00Z")
     st.close()
+
+
+def test_a_database_that_fails_is_an_error_the_puller_survives(tmp_path):
+    """The collector's database thread turns a failed statement into DatabaseError and
+    reconnects at the next call (a PostgreSQL server restarted); the table's puller shows
+    the reason and tries again."""
+    from host_tools.floor.backends import DatabaseError
+    from host_tools.floor.collector import DB
+    url = str(tmp_path / "floor.sqlite")
+    db = DB(url, migrate=True)
+
+    async def go():
+        await db("register", "t1", "p")
+        db.store.db.c.close()  # the connection dies under the store
+        with pytest.raises(DatabaseError):
+            await db("last_seq", "t1")
+        return await db("last_seq", "t1")  # reconnected
+    assert asyncio.run(go()) == 0
+    db.close()
