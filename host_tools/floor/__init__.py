@@ -18,5 +18,7 @@ One job a module:
 | `web` | the pit view (Starlette on uvicorn): grid, table, round; live by server-sent events |
 | `cli` | `pitboss collect` and `pitboss floor ...` |
 | `simfloor` | many tables for load and failure tests: the real firmware on CPython behind ptys |
+| `procs` | a floor run as processes (simulators, the collector), kill -9, the truth from flash |
+| `demo` | `./dev demo`'s last step: the collector on the demo's board, the floor summary |
 | `bench` | the database side of a 1,000-table floor, measured with generated records |
 """

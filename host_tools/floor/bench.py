@@ -34,7 +34,7 @@ def percentile(xs, p):
 
 # ---- fifty tables through the collector ---------------------------------------------------
 def scale(tables, rounds, db, pace):
-    from tests.floor import floorrun as fr  # the tests' floor run: the same processes
+    from host_tools.floor import procs as fr  # the tests' floor run: the same processes
     d = tempfile.mkdtemp(prefix="pitboss-floor-scale-")
     db = db or os.path.join(d, "floor.sqlite")
     procs = []

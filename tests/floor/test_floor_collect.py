@@ -17,7 +17,7 @@ import time
 
 from host_tools.auth import KeyStore
 from host_tools.floor.store import Store
-from tests.floor import floorrun as fr
+from host_tools.floor import procs as fr
 
 SIM_ROUNDS = 4
 VB_GAME, VB_SEATS = "nj-3card", 3

@@ -11,9 +11,8 @@ import urllib.request
 
 import pytest
 
-from tests.floor import floorrun as fr
+from host_tools.floor import procs as fr
 
-REPO = fr.REPO
 CHROMIUM = "/usr/bin/chromium"
 DRIVER = "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

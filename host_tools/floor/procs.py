@@ -1,7 +1,8 @@
-"""A floor run for the tests and the scale bench: floor simulator processes (the real
-firmware on CPython behind ptys, host_tools.floor.simfloor), kept virtual boards, and
-the collector as a process of its own (`pitboss collect`), with what it takes to cut
-their power (kill -9) and read the truth back from the boards' own flash."""
+"""A floor run for the tests and the scale bench (tests/floor, host_tools.floor.bench):
+floor simulator processes (the real firmware on CPython behind ptys,
+host_tools.floor.simfloor) and the collector as a process of its own (`pitboss
+collect`), with what it takes to cut their power (kill -9) and read the truth back from
+the boards' own flash."""
 import json
 import os
 import signal
@@ -9,13 +10,17 @@ import subprocess
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import host_tools
+
+# Where host_tools is imported from (a checkout, or site-packages): what the processes
+# need on their path; importing host_tools puts the firmware there itself.
+PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(host_tools.__file__)))
+REPO = host_tools.REPO
 
 
 def env():
     e = dict(os.environ)
-    e["PYTHONPATH"] = os.pathsep.join([REPO, os.path.join(REPO, "firmware"),
-                                       e.get("PYTHONPATH", "")])
+    e["PYTHONPATH"] = os.pathsep.join([PKG_ROOT, e.get("PYTHONPATH", "")])
     return e
 
 
@@ -27,7 +32,7 @@ class Proc:
 
     def start(self):
         out = open(self.log, "a")
-        self.p = subprocess.Popen([sys.executable] + self.args, cwd=REPO, env=env(),
+        self.p = subprocess.Popen([sys.executable] + self.args, cwd=PKG_ROOT, env=env(),
                                   stdout=out, stderr=subprocess.STDOUT,
                                   start_new_session=True)
         out.close()
