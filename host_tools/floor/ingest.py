@@ -48,10 +48,26 @@ def _round(db, board, seq, ev, at, now, void):
         for line in ev.get("lines") or ():
             wagered += int(line[1])
             paid += int(line[2])
-    db.execute("INSERT INTO rounds (board, seq, round, game, at, wagered, paid, house_net, "
-               "void, seats, result, stored) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-               "ON CONFLICT DO NOTHING",
-               (board, seq, int(ev.get("round") or result.get("round") or 0),
-                str(ev.get("game") or result.get("game")), at, wagered, paid,
-                int(result.get("house_net") or 0), void, len(result.get("seats") or ()),
-                json.dumps(result, separators=(",", ":")), now))
+    number = int(ev.get("round") or result.get("round") or 0)
+    game = str(ev.get("game") or result.get("game"))
+    net = int(result.get("house_net") or 0)
+    cur = db.execute(
+        "INSERT INTO rounds (board, seq, round, game, at, wagered, paid, house_net, void, "
+        "seats, result, stored) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
+        (board, seq, number, game, at, wagered, paid, net, void,
+         len(result.get("seats") or ()), json.dumps(result, separators=(",", ":")), now))
+    if cur.rowcount != 1:
+        return
+    # The grid's own rows (migrations/0002_grid.sql): the day's sums and the last round.
+    settled = 0 if void else 1
+    db.execute("INSERT INTO board_days (board, day, rounds, voids, wagered, paid) VALUES "
+               "(?, ?, ?, ?, ?, ?) ON CONFLICT (board, day) DO UPDATE SET "
+               "rounds = board_days.rounds + excluded.rounds, "
+               "voids = board_days.voids + excluded.voids, "
+               "wagered = board_days.wagered + excluded.wagered, "
+               "paid = board_days.paid + excluded.paid",
+               (board, int(at) // 86400, settled, 1 - settled, wagered, paid))
+    db.execute("UPDATE boards SET last_seq = ?, last_round = ?, last_game = ?, last_net = ?, "
+               "last_at = ?, last_void = ? WHERE board = ? AND (last_seq IS NULL OR "
+               "last_seq < ?)", (seq, number, game, net, at, void, board, seq))

@@ -59,37 +59,31 @@ def state_of(row):
 
 def tables(store, now=None):
     """One row a table for the grid: game, round, state, last settlement, today's drop
-    and hold, the refusals and gaps found (anomalies)."""
+    and hold (UTC day), the refusals and gaps found (anomalies). Read from the tables'
+    own rows (migrations/0002_grid.sql), not summed from the rounds: a redraw costs the
+    same however many rounds the floor holds."""
     now = time.time() if now is None else now
-    today = day_start(now)
     rows = store.db.query(
-        "SELECT board, port, game, round, phase, tilts, online, last_seen, last_error, "
-        "acked FROM boards ORDER BY board")
-    out = {}
+        "SELECT b.board, b.port, b.game, b.round, b.phase, b.tilts, b.online, b.last_seen, "
+        "b.last_error, b.acked, b.last_round, b.last_net, b.last_at, b.last_void, "
+        "b.last_game, d.rounds, d.wagered, d.paid, "
+        "(SELECT count(*) FROM anomalies a WHERE a.board = b.board) "
+        "FROM boards b LEFT JOIN board_days d ON d.board = b.board AND d.day = ? "
+        "ORDER BY b.board", (int(now) // DAY,))
+    out = []
     for r in rows:
         d = dict(zip(("board", "port", "game", "round", "phase", "tilts", "online",
-                      "last_seen", "last_error", "acked"), r))
+                      "last_seen", "last_error", "acked"), r[:10]))
         d["state"] = state_of(d)
-        d.update(last_round=None, wagered=0, paid=0, hold=None, rounds_today=0,
-                 anomalies=0)
-        out[d["board"]] = d
-    for board, wagered, paid, n in store.db.query(
-            "SELECT board, sum(wagered), sum(paid), count(*) FROM rounds WHERE at >= ? "
-            "AND void IS NULL GROUP BY board", (today,)):
-        if board in out:
-            out[board].update(wagered=int(wagered or 0), paid=int(paid or 0),
-                              rounds_today=n, hold=hold(wagered, paid))
-    for board, rnd, net, at, void, game in store.db.query(
-            "SELECT r.board, r.round, r.house_net, r.at, r.void, r.game FROM rounds r "
-            "JOIN (SELECT board, max(seq) AS seq FROM rounds GROUP BY board) m "
-            "ON r.board = m.board AND r.seq = m.seq"):
-        if board in out:
-            out[board]["last_round"] = {"round": rnd, "house_net": net, "at": at,
-                                        "void": void, "game": game}
-    for board, n in store.db.query("SELECT board, count(*) FROM anomalies GROUP BY board"):
-        if board in out:
-            out[board]["anomalies"] = n
-    return list(out.values())
+        d["last_round"] = None if r[10] is None else {
+            "round": r[10], "house_net": r[11], "at": r[12], "void": r[13], "game": r[14]}
+        d["rounds_today"] = int(r[15] or 0)
+        d["wagered"] = int(r[16] or 0)
+        d["paid"] = int(r[17] or 0)
+        d["hold"] = hold(d["wagered"], d["paid"])
+        d["anomalies"] = int(r[18])
+        out.append(d)
+    return out
 
 
 def shift_of(t, hours):

@@ -170,3 +170,36 @@ def test_a_database_that_fails_is_an_error_the_puller_survives(tmp_path):
         return await db("last_seq", "t1")  # reconnected
     assert asyncio.run(go()) == 0
     db.close()
+
+
+def test_a_later_migration_fills_the_grid_from_what_was_stored(floor_db, tmp_path, request):
+    """0002 (the grid's own rows) applied to a floor that has rounds already: the grid
+    shows them as if they had been stored after it."""
+    from host_tools.floor import store as storemod
+    t, keys = local_table(tmp_path, rounds=3)
+    st = Store(floor_db)
+    st.migrate()
+    pull(st, t, keys)
+    want = q.tables(st)
+    # the same floor as 0001 alone left it: no grid rows
+    rounds = st.db.query("SELECT board, seq, round, game, at, wagered, paid, house_net, "
+                         "void, seats, result, stored FROM rounds")
+    st.close()
+    old = floor_db + ".v1" if "://" not in floor_db else \
+        request.getfixturevalue("pg_server").new_database()
+    real = storemod.migrations
+    storemod.migrations = lambda: [m for m in real() if m[0] == 1]
+    try:
+        v1 = Store(old)
+        v1.migrate()
+    finally:
+        storemod.migrations = real
+    v1.register("t1", "local")
+    v1.db.executemany("INSERT INTO rounds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      rounds)
+    assert v1.migrate() == [2]
+    got = q.tables(v1)
+    for k in ("last_round", "wagered", "paid", "hold", "rounds_today"):
+        assert got[0][k] == want[0][k], k
+    assert got[0]["rounds_today"] == 3
+    v1.close()
