@@ -23,6 +23,17 @@ SIM_ROUNDS = 4
 VB_GAME, VB_SEATS = "nj-3card", 3
 
 
+def side_channel(port, timeout=60):
+    """The port, once its board's control socket (the simulated shoe's way in) is there:
+    under load the bridge may open it a little after the pty."""
+    sock = os.path.join(os.path.dirname(port), "ctl.sock")
+    end = time.time() + timeout
+    while not os.path.exists(sock):
+        assert time.time() < end, "no control socket beside %s" % port
+        time.sleep(0.1)
+    return port
+
+
 def start_virtual(stack, vb_flash, folder, ident, keys):
     """A flashed virtual board provisioned under `ident` in the floor's key store,
     configured, two seeded rounds played; then kept running in production."""
@@ -32,14 +43,14 @@ def start_virtual(stack, vb_flash, folder, ident, keys):
     flash = folder / ("flash-" + ident)
     shutil.copytree(vb_flash, flash)
     with virtual_board(flash, service=True) as st:
-        with open_table(st["port"]) as t:
+        with open_table(side_channel(st["port"])) as t:
             conf = Configurator(t, ident, keys)
             conf.provision()
             assert conf.configure(VB_GAME, VB_SEATS)["ok"]
             for i in range(2):
                 assert t.round(*plan_round(VB_GAME, VB_SEATS, 500 + i))[-1]["ok"]
     st = stack.enter_context(virtual_board(flash, service=False))
-    return ident, st["port"], flash
+    return ident, side_channel(st["port"]), flash
 
 
 def db_rounds(url):
