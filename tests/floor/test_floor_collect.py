@@ -61,6 +61,19 @@ def db_rounds(url):
         st.close()
 
 
+def wait_offline(url, board, timeout=10):
+    end = time.time() + timeout
+    while time.time() < end:
+        st = Store(url)
+        try:
+            if st.db.query("SELECT online FROM boards WHERE board = ?", (board,))[0][0] == 0:
+                return True
+        finally:
+            st.close()
+        time.sleep(0.1)
+    return False
+
+
 def check_ack(url, roots, rng, samples):
     """The acknowledged seq (read from a board's flash first) is never above what the
     database holds (read after)."""
@@ -131,6 +144,10 @@ def test_fifty_tables_through_power_cuts_and_collector_kills(floor_db, tmp_path,
                 # stale link could name a pty number the kernel gives to another)
                 for t, _ in tables[:24]:
                     os.unlink(d / "tty" / t)
+                if col.alive():
+                    # the grid shows them offline (the collector read the end of the line)
+                    assert wait_offline(floor_db, tables[0][0]), "%s not shown offline" \
+                        % tables[0][0]
                 time.sleep(rng.uniform(0.2, 1.0))
                 sims["a"].start()
                 fr.wait_sim(d, "a")
