@@ -51,8 +51,14 @@ def _shifts(text):
 
 
 def _open(args):
+    from host_tools.floor.backends import DatabaseError
     from host_tools.floor.store import Store
-    return Store(args.db or _db_default())
+    url = args.db or _db_default()
+    if "://" not in url and not os.path.exists(url):
+        # a question never makes a database: the path is wrong, or no collector ran
+        raise DatabaseError("no floor database %s (pitboss collect --db %s makes it)"
+                            % (url, url))
+    return Store(url)
 
 
 def _has_schema(st):

@@ -5,6 +5,7 @@ import asyncio
 import csv
 import io
 import json
+import os
 import time
 
 import pytest
@@ -203,3 +204,33 @@ def test_a_later_migration_fills_the_grid_from_what_was_stored(floor_db, tmp_pat
         assert got[0][k] == want[0][k], k
     assert got[0]["rounds_today"] == 3
     v1.close()
+
+
+def test_the_floor_commands(floor_db, tmp_path, capsys):
+    """`pitboss floor ...` on a floor with rounds: JSON and text, the exit codes."""
+    from host_tools.cli import main
+    t, keys = local_table(tmp_path, rounds=2)
+    st = Store(floor_db)
+    st.migrate()
+    pull(st, t, keys)
+    st.close()
+    capsys.readouterr()
+    assert main(["floor", "summary", "--db", floor_db, "--hours", "2", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["totals"]["rounds"] == 2 and s["rows"][0]["board"] == "t1"
+    assert main(["floor", "tables", "--db", floor_db]) == 0
+    assert "t1" in capsys.readouterr().out
+    assert main(["floor", "round", "--db", floor_db, "t1", "2"]) == 0
+    assert "t1 round 2" in capsys.readouterr().out
+    assert main(["floor", "round", "--db", floor_db, "t1", "9"]) == 1
+    assert main(["floor", "anomalies", "--db", floor_db]) == 0
+    out = tmp_path / "rounds.csv"
+    assert main(["floor", "csv", "rounds", "--db", floor_db, "--hours", "2", "--out",
+                 str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 3
+    capsys.readouterr()
+    missing = str(tmp_path / "none.sqlite")
+    assert main(["floor", "summary", "--db", missing]) == 3
+    assert not os.path.exists(missing)  # a question never makes a database
+    assert "no floor database" in capsys.readouterr().err
+    assert main(["floor", "summary", "--db", floor_db, "--shift", "yesterday"]) == 2
