@@ -93,7 +93,10 @@ def load(path=None, tables=(), db=None, keys=None, http=None, poll=None, shifts=
         for i, t in enumerate(doc.get("table", [])):
             if not isinstance(t, dict) or set(t) - {"id", "port"}:
                 raise ConfigError("%s: [[table]] %d takes id and port" % (path, i + 1))
-            file_tables.append(Table(t.get("id"), t.get("port")))
+            tbl = Table(t.get("id"), t.get("port"))
+            if any(x.id == tbl.id for x in file_tables):
+                raise ConfigError("%s: table %s is listed twice" % (path, tbl.id))
+            file_tables.append(tbl)
         base = os.path.dirname(os.path.abspath(path))
         # A relative SQLite file or key folder is beside the configuration file.
         for k in ("db", "keys"):

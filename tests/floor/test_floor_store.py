@@ -234,3 +234,29 @@ def test_the_floor_commands(floor_db, tmp_path, capsys):
     assert not os.path.exists(missing)  # a question never makes a database
     assert "no floor database" in capsys.readouterr().err
     assert main(["floor", "summary", "--db", floor_db, "--shift", "yesterday"]) == 2
+
+
+def test_the_configuration_file_and_the_command_line(tmp_path):
+    from host_tools.floor import config
+    f = tmp_path / "floor.toml"
+    f.write_text('[floor]\ndb = "pit.sqlite"\nkeys = "keys"\nshifts = [7, 19]\n\n'
+                 '[[table]]\nid = "bj-01"\nport = "/dev/ttyACM0"\n'
+                 '[[table]]\nid = "bj-02"\nport = "/dev/ttyACM1"\n')
+    c = config.load(str(f), tables=[config.parse_table_arg("bj-02=/dev/ttyUSB9")])
+    assert c.db == str(tmp_path / "pit.sqlite") and c.keys == str(tmp_path / "keys")
+    assert c.shifts == (7, 19)
+    assert [(t.id, t.port) for t in c.tables] == [("bj-01", "/dev/ttyACM0"),
+                                                  ("bj-02", "/dev/ttyUSB9")]
+    assert config.load(str(f), db="postgresql://x@h/f").db == "postgresql://x@h/f"
+    for bad, why in (('[floor]\ncolour = 1\n', "unknown"),
+                     ('[floor]\nshifts = [14, 6]\n', "increasing"),
+                     ('[[table]]\nid = "a b"\nport = "p"\n', "letters"),
+                     ('[[table]]\nid = "a"\nport = "p"\n[[table]]\nid = "a"\nport = "q"\n',
+                      "twice"),
+                     ('[floor\n', "floor.toml")):
+        f.write_text(bad)
+        with pytest.raises(config.ConfigError) as e:
+            config.load(str(f))
+        assert why in str(e.value)
+    with pytest.raises(config.ConfigError):
+        config.parse_table_arg("no-port")
