@@ -7,8 +7,9 @@ What fails is refused, reported (an anomaly row) and never stored:
   by anything but the board);
 - `truncated`: the payload does not match its CRC (bytes lost or cut on the line), a
   record missing a field, or the board's own reply cut short ("truncated");
-- `replayed`: a record with a seq already stored whose content differs, or one arriving
-  out of order behind the seq asked for;
+- `replayed`: a record behind the seq asked for (the collector asks from after the
+  database's last, so no board sends one: a copy of a stored record or not, it is a
+  replay on the line; host_tools.floor.puller);
 - `gap`: records the board no longer has (set aside by a quarantine) between the last
   stored and the first sent: stored around, flagged, never papered over.
 """
