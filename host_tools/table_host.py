@@ -600,6 +600,29 @@ def one_line(e):
     return " | ".join(lines) or type(e).__name__
 
 
+def operator_id(text):
+    """argparse type: the firmware's own check (pitboss.tilt.check_operator), so an id
+    the board would split ("tech 1" became operator "tech", tilt code "1") is refused
+    on the host before any line is sent."""
+    import argparse
+
+    from pitboss.tilt import check_operator
+    try:
+        return check_operator(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def tilt_code(text):
+    import argparse
+
+    from pitboss.tilt import CODES
+    if text not in CODES:
+        raise argparse.ArgumentTypeError("unknown tilt code %r (docs/protocol.md lists "
+                                         "them)" % text)
+    return text
+
+
 def add_table_commands(sub):
     def board_args(p, key=False):
         p.add_argument("--port", required=True, help="serial device, or 'virtual'")
@@ -655,6 +678,7 @@ def add_table_commands(sub):
 
     p = sub.add_parser("tilt-clear", help="clear a tilt (authenticated, logged)")
     board_args(p, key=True)
-    p.add_argument("--operator", required=True)
-    p.add_argument("--code")
+    p.add_argument("--operator", required=True, type=operator_id,
+                   help="who clears it: 1 to 32 letters, digits and _.-@")
+    p.add_argument("--code", type=tilt_code, help="clear only this tilt")
     p.set_defaults(func=cmd_tilt_clear)
