@@ -254,8 +254,10 @@ def _node_command(kind: str, state_dir: Path, flash_dir: Path, heap: int | None,
                   pico_args: list[str], switch: str = "service") -> list[str]:
     if kind == "pico":
         from host_tools.pico import BOARD_MJS
+        # held.json: the switches the host holds, kept across a watchdog reset's restart
         return [find_node(), str(BOARD_MJS), "--flash", str(flash_dir / "flash.bin"),
-                "--ctl", str(state_dir / "ctl.sock")] + pico_args
+                "--ctl", str(state_dir / "ctl.sock"),
+                "--held", str(state_dir / "held.json")] + pico_args
     cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
            "--ready-file", str(state_dir / "bridge.ready"),
            "--ctl", str(state_dir / "ctl.sock")]  # the shoe's side channel
@@ -300,6 +302,9 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     pty_path = os.ttyname(slave)
     with contextlib.suppress(FileNotFoundError):
         (state_dir / "bridge.ready").unlink()
+    # A new power-on: nothing is held but what --gpio says (held.json is for restarts).
+    with contextlib.suppress(FileNotFoundError):
+        (state_dir / "held.json").unlink()
     cmd = _node_command(kind, state_dir, flash_dir, heap, pico_args or [], switch)
     node = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     stopping = False

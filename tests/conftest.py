@@ -52,7 +52,7 @@ MODULE_TIERS = {
     "test_pico_board": "board",
     "test_history": "host", "test_history_board": "board",
     "test_misdeal": "host", "test_rank_refusals": "host",
-    "test_virtual_timers": "board",
+    "test_virtual_timers": "board", "test_pico_switch": "board",
     "test_pico_survive": "board",
     "test_shoe_link": "host", "test_serial_board": "board",
 }
