@@ -471,10 +471,17 @@ def cmd_export(args):
         return _fail(e)
     folder = args.store or os.path.join(_state_home(), "export")
     try:
-        with open_board(args.port) as b:
-            r = ex.export(BoardTarget(b), keys, args.board_id, folder)
-    except (BoardError, KeyStoreError, ex.ExportError, OSError, ValueError) as e:
+        # Protocol lines to the running loop, in production as in service mode (the
+        # board streams its export reply: controller.ExportRows): no REPL needed.
+        with open_table(args.port) as t:
+            r = ex.export(t, keys, args.board_id, folder)
+    except (BoardError, KeyStoreError, LinkError, ex.ExportError, OSError,
+            ValueError) as e:
         return _fail(e)
+    if r["damaged"]:
+        sys.stderr.write("pitboss: warning: %s lines %s are not records that verify "
+                         "under the key for %s: not trusted, left as they are\n"
+                         % (r["store"], ",".join(map(str, r["damaged"])), args.board_id))
     print(json.dumps(r))
     return 0
 

@@ -141,3 +141,37 @@ def _payloads(data):
         except ValueError:
             i = text.find('{"', i + 1)
     return out
+
+
+def test_export_over_the_protocol_line_in_production(flashed, tmp_path):
+    # Issue 29 item 2: `pitboss export` used the raw REPL, so a production board (no
+    # REPL) refused it, yet export is how such a table clears journal_full. It is
+    # protocol lines now: records checked (seq, CRC, MAC), stored, then acknowledged.
+    base, keys = flashed
+    flash = tmp_path / "flash"
+    shutil.copytree(base / "flash", flash)
+    env = dict(os.environ, PITBOSS_KEYS=str(keys.folder))
+    store = tmp_path / "store"
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "host_tools", *args], cwd=REPO,
+                              env=env, capture_output=True, text=True, timeout=300)
+
+    with virtual_board(flash, service=False) as st:
+        p = st["port"]
+        assert probe(p) == PRODUCTION
+        r = cli("shoe", "--port", p, "--board-id", "s1", "--game", "nj-5card",
+                "--seats", "2", "--rounds", "2", "--seed", "5")
+        assert r.returncode == 0, r.stderr
+        r = cli("export", "--port", p, "--board-id", "s1", "--store", str(store))
+        assert r.returncode == 0, r.stderr
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+        with ProtocolLink(p) as link:
+            link.ready()
+            acked = link.request("status")
+    from host_tools import export as ex
+    recs = ex.read_store(res["store"])
+    assert [x["seq"] for x in recs] == list(range(1, res["last"] + 1))
+    assert res["acked"] == res["last"] and res["exported"] == res["last"]
+    assert sum('"ev":"settle"' in x["payload"] for x in recs) == 2
+    assert acked["ok"]
