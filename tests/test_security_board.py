@@ -266,3 +266,26 @@ def test_a_recorded_answer_does_not_fit_a_new_seed(flashed, tmp_path):
     assert fl.compare_answer(fl.expected_answer(files, man, s2), a2) == []
     replay = fl.compare_answer(fl.expected_answer(files, man, s2), a1)
     assert replay and all(what == "mismatch" for _, what in replay)
+
+
+def test_repl_commands_refuse_a_production_board_before_trying_the_repl(
+        flashed, tmp_path, monkeypatch, capsys):
+    # Issue 29 item 2/5: `vectors` and `rank --port` spent mpremote's whole timeout
+    # (10-19 s) breaking into a REPL a production board does not have before saying so.
+    # The loop's own answer to `version` says the mode at once: mpremote is never tried.
+    from mpremote import transport_serial
+
+    from host_tools.cli import main as cli_main
+    tried = []
+    monkeypatch.setattr(transport_serial.SerialTransport, "enter_raw_repl",
+                        lambda self, *a, **k: tried.append(a) or (_ for _ in ()).throw(
+                            transport_serial.TransportError("no raw REPL")))
+    flash, keys = clone(flashed, tmp_path)
+    with virtual_board(flash, service=False) as st:
+        for args in (["vectors", "--port", st["port"]],
+                     ["rank", "--port", st["port"], "--game", "nj-5card",
+                      "As", "Ks", "Qs", "Js", "Ts"]):
+            assert cli_main(args) == 2, args
+            err = capsys.readouterr().err
+            assert "hold the service switch" in err and len(err.splitlines()) == 1, err
+    assert tried == []
