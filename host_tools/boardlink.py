@@ -118,6 +118,23 @@ class Board:
                 timeout = TIMEOUT_VIRTUAL if self.kind else TIMEOUT_SERIAL
         self.timeout = timeout
         self._tr, serial_transport = _mpremote()
+        from host_tools import portlock
+        portlock.acquire(device)  # one command at a time on a port (PortBusy)
+        self._locked = True
+        try:
+            self._connect(serial_transport, timeout)
+        except BaseException:
+            self._unlock()
+            raise
+
+    def _unlock(self):
+        from host_tools import portlock
+        if self._locked:
+            self._locked = False
+            portlock.release(self.device)
+
+    def _connect(self, serial_transport, timeout):
+        device = self.device
         self._refuse_production()
         for attempt in (1, 2):
             try:
@@ -223,6 +240,7 @@ class Board:
             self._t.read_until(1, b"soft reboot\r\n", timeout=10)
         with contextlib.suppress(Exception):
             self._t.close()
+        self._unlock()
 
 
 @contextlib.contextmanager

@@ -77,6 +77,19 @@ def cmd_games(args):
     return 0
 
 
+def cmd_ports(args):
+    from host_tools import ports
+    rows = ports.attached()
+    if args.json:
+        _emit(rows)
+    elif not rows:
+        print("no board attached (start one: pitboss board start [--kind pico])")
+    else:
+        for r in rows:
+            print("%-28s %-16s %s" % (r["port"], r["name"] or "", r["description"]))
+    return 0
+
+
 def _fail(message):
     sys.stderr.write("pitboss: %s\n" % message)
     return EXIT_BAD_INPUT
@@ -115,6 +128,11 @@ def build_parser():
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_games)
 
+    p = sub.add_parser("ports", help="list what --port can name: kept emulated boards "
+                       "(board:NAME) and USB serial devices")
+    p.add_argument("--json", action="store_true", help="one JSON array")
+    p.set_defaults(func=cmd_ports)
+
     from host_tools import (bench, board_vectors, demo, flash, table_host,
                             vboard)
     for add in (vboard.add_board_commands, flash.add_flash_commands,
@@ -131,6 +149,9 @@ def main(argv=None):
     from host_tools import hostfast
     hostfast.install()  # the host's score()/best(): the firmware core's scores, looked up
     try:
+        if getattr(args, "port", None):
+            from host_tools import ports
+            args.port = ports.resolve(args.port)  # board:NAME, auto (host_tools.ports)
         return args.func(args)
     except KeyboardInterrupt:
         return 130

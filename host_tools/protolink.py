@@ -28,9 +28,15 @@ class ProtocolLink:
     def __init__(self, port, baudrate=115200):
         import serial  # pyserial, installed with mpremote
 
+        from host_tools import portlock
+        try:
+            portlock.acquire(port)  # one command at a time on a port (PortBusy)
+        except portlock.PortBusy as e:
+            raise LinkError(str(e)) from None
         try:
             self.s = serial.Serial(port, baudrate, timeout=0.05)
         except (OSError, serial.SerialException) as e:
+            portlock.release(port)
             raise LinkError("cannot open %s: %s" % (port, e)) from e
         self.port = port
         self._rx = b""
@@ -126,7 +132,12 @@ class ProtocolLink:
                                 % self.port) from None
 
     def close(self):
-        self.s.close()
+        from host_tools import portlock
+
+        if self.s is not None:
+            self.s.close()
+            self.s = None
+            portlock.release(self.port)
 
     def __enter__(self):
         return self

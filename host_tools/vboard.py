@@ -501,13 +501,21 @@ def board_kind(port: str) -> str | None:
 def resolve_port(port_arg: str | None):
     """`--port virtual` / `--port pico` -> a throw-away board's device path; anything else
     as is."""
+    from host_tools import portlock
+
     if port_arg in THROWAWAY_PORTS:
         # Service mode: a throw-away board is flashed for its one command, and today's
         # host table commands use the raw REPL (issue 11 moves them onto protocol lines).
         with virtual_board(kind=port_arg, service=True) as st:
-            yield st["port"]
-    else:
+            with portlock.held(st["port"]):
+                yield st["port"]
+    elif port_arg is None:
         yield port_arg
+    else:
+        # The whole command holds the port (every step it opens it for: probe, REPL,
+        # protocol lines, a flash's mpremote runs), so no other command slips between.
+        with portlock.held(port_arg):
+            yield port_arg
 
 
 # --------------------------------------------------------------------------------------
@@ -523,7 +531,17 @@ def _gpio_levels(specs) -> dict:
     return out
 
 
+def _named(a) -> None:
+    if getattr(a, "name", None):
+        if a.state_dir is not None:
+            raise BoardError("--name and --state-dir both say where the board lives: "
+                             "give one")
+        from host_tools.ports import name_dir
+        a.state_dir = name_dir(a.name)
+
+
 def _cmd_start(a) -> int:
+    _named(a)
     try:
         st = start(a.flash_dir, state_dir=a.state_dir, heap=a.heap,
                    service=not a.production, kind=a.kind, uf2=a.uf2,
@@ -538,12 +556,14 @@ def _cmd_start(a) -> int:
 
 
 def _cmd_stop(a) -> int:
+    _named(a)
     was = stop(a.state_dir, kind=a.kind)
     print(json.dumps({"stopped": was}))
     return 0
 
 
 def _cmd_status(a) -> int:
+    _named(a)
     st = status(a.state_dir, kind=a.kind)
     print(json.dumps(st))
     return 0 if st["running"] else 3
@@ -562,6 +582,9 @@ def add_board_commands(subparsers) -> None:
     common.add_argument("--state-dir", type=Path, default=None,
                         help="where tty/pid/log live (default .pitboss/KIND or "
                              "$PITBOSS_STATE/KIND)")
+    common.add_argument("--name", default=None,
+                        help="keep several boards: this one's name, for --port board:NAME "
+                             "(default: its kind's, board:virtual or board:pico)")
     p = sub.add_parser("start", parents=[common], help="start a board")
     p.add_argument("--flash-dir", default=None,
                    help="host folder holding the board's files, or the Pico's flash.bin "
