@@ -411,6 +411,13 @@ def _key_ready(args):
 
 
 def cmd_table(args):
+    for line in args.lines:
+        # The loop answers nothing to an empty line (and a newline inside an argument
+        # would make two lines and two replies): refused before the port is opened,
+        # rather than waiting out the reply timeout (issue 29).
+        if not line.strip() or "\n" in line or "\r" in line:
+            return _fail("table: %r is not a protocol line: give one protocol line per "
+                         "argument, not empty, no newlines" % line)
     try:
         with open_table(args.port) as t:
             for reply in t.commands(args.lines):

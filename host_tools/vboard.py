@@ -28,6 +28,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import select
 import selectors
 import shutil
@@ -217,6 +218,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     if parent_pid:
         cmd += ["--parent-pid", str(parent_pid)]
     log = open(state_dir / "board.log", "ab")
+    log_start = log.tell()  # this start's lines begin here (the log is appended to)
     env = dict(node_env_, PYTHONPATH=os.pathsep.join(
         [str(repo_root())] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     # New session: the daemon is its own process group, so stop() and a simulated power cut
@@ -232,11 +234,30 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
         if proc.poll() is not None:
             break
         time.sleep(0.05)
+    exited = proc.poll() is not None
     _kill_group(proc.pid, signal.SIGKILL)
     proc.wait()
     _clear_state(state_dir)
-    tail = (state_dir / "board.log").read_text(errors="replace")[-2000:]
-    raise BoardError(f"{kind} board did not come up within {timeout}s; log:\n{tail}")
+    log = state_dir / "board.log"
+    with open(log, "rb") as f:
+        f.seek(log_start)
+        tail = f.read().decode(errors="replace")[-4000:]
+    when = "did not start" if exited else f"did not come up within {timeout}s"
+    raise BoardError(f"{kind} board {when}: {log_cause(tail)} (more in {log})\n{tail}")
+
+
+def log_cause(text: str) -> str:
+    """The line of a board.log that says why the board did not start: the last error
+    Node or Python raised (their stack traces around it dropped), else the last line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    noise = ("Node.js v", "at ", "^", "board did not start", "Traceback", "File ")
+    for ln in reversed(lines):
+        if re.match(r"^([A-Za-z_.]*Error|Exception)\b.*:", ln):
+            return ln
+    for ln in reversed(lines):
+        if not ln.startswith(noise):
+            return ln
+    return "nothing in its log"
 
 
 def _usable_dir(what: str, d: Path) -> None:

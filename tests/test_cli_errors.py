@@ -149,3 +149,12 @@ def test_a_tilt_code_is_checked_before_any_line_is_sent(tmp_path):
     r = run("tilt-clear", "--port", NO_BOARD, "--operator", "tech1", "--code",
             "no_such", keys=tmp_path / "keys")
     one_line_exit_2(r, "unknown tilt code 'no_such'")
+
+
+@pytest.mark.parametrize("line", ["", "   ", "status\nrecall 3"])
+def test_an_empty_or_multi_line_table_argument_is_refused_before_the_port(tmp_path, line):
+    # Issue 29 item 5: `table --port P ""` sent an empty line, which the loop answers
+    # with nothing, and waited 121 s for "no reply". Refused at once, port untouched.
+    r = run("table", "--port", NO_BOARD, "status", line, keys=tmp_path / "keys")
+    one_line_exit_2(r, "one protocol line per argument")
+    assert NO_BOARD not in r.stderr

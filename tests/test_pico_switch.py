@@ -46,3 +46,19 @@ def test_a_switch_held_through_the_control_socket_survives_a_watchdog_reset(tmp_
         assert _repl(port, read) == "0"  # still held after the reset
         ctl("gpio", pin=PIN, value=None)  # released: the pull-up again
         assert _repl(port, read) == "1"
+
+
+def test_board_start_failures_say_their_cause(tmp_path):
+    # Issue 29 item 5: `board start --kind pico --uf2 bad.uf2` or `--gpio 99=0` said
+    # "did not come up within 30.0s; log:" and nothing more; the cause sat in board.log
+    # among Node's stack trace. Now the cause is the one line.
+    bad = tmp_path / "bad.uf2"
+    bad.write_bytes(b"garbage")
+    for args, cause in ((["--gpio", "99=0"], "no GPIO 99"),
+                        (["--uf2", str(bad)], "not a UF2")):
+        r = subprocess.run([sys.executable, "-m", "host_tools", "board", "start", "--kind",
+                            "pico", "--state-dir", str(tmp_path / "s"), *args],
+                           capture_output=True, text=True, timeout=120)
+        err = r.stderr.strip()
+        assert r.returncode == 2 and len(err.splitlines()) == 1, err
+        assert cause in err and "board.log" in err and "Traceback" not in err, err
