@@ -600,6 +600,31 @@ def cmd_tilt_clear(args):
     return 0 if r.get("ok") else 1
 
 
+def cmd_reset(args):
+    """Restart the table's loop: a service board left at its REPL (plain mpremote use)
+    soft-resets into /main.py; a loop that already answers is left alone."""
+    from host_tools.protolink import ProtocolLink, restart_loop
+    with resolve_port(args.port) as device:
+        try:
+            with ProtocolLink(device) as link:
+                r = link.ready(3)
+            print("the loop already runs on %s (%s mode): nothing to restart"
+                  % (device, r.get("mode", "production")))
+            return 0
+        except LinkError:
+            pass
+        rebooted = False
+        try:
+            rebooted = restart_loop(device)
+            with ProtocolLink(device) as link:
+                r = link.ready()
+        except LinkError as e:
+            return _fail("reset: %s%s" % (e, "" if rebooted else
+                                          " (the board did not say it rebooted)"))
+    print("loop restarted on %s (%s mode)" % (device, r.get("mode", "production")))
+    return 0
+
+
 def _fail(e):
     """One line on stderr, exit 2 (a board's traceback is cut to its first and last
     lines: the exception is what the operator needs)."""
@@ -644,6 +669,11 @@ def add_table_commands(sub):
             p.add_argument("--board-id", default=os.environ.get("PITBOSS_BOARD", "table1"),
                            help="which key in the key store (default table1)")
             p.add_argument("--keys", help="key store folder (default ~/.pitboss/keys)")
+
+    p = sub.add_parser("reset", help="restart the table's loop (a service board left "
+                       "at its REPL)")
+    board_args(p)
+    p.set_defaults(func=cmd_reset)
 
     p = sub.add_parser("table", help="send bench-protocol lines to a board")
     board_args(p)

@@ -68,3 +68,16 @@ def test_the_lock_is_reentrant_in_a_process_and_ends_with_it(pty_port):
                         "print('ok')" % (REPO, pty_port)], capture_output=True, text=True,
                        env=dict(os.environ), timeout=60)
     assert r.stdout.strip() == "ok", r.stderr
+
+
+def test_waiting_for_a_silent_board_says_so_and_names_the_fixes(pty_port, capsys):
+    # Issue 29 item 5: a Pico still rebooting answered, after 30 s of silence, "does not
+    # answer protocol lines (no firmware? at the REPL? ...)". The wait says what it
+    # waits for while it waits, and the failure names `pitboss reset` too.
+    from host_tools.protolink import LinkError, ProtocolLink
+    with ProtocolLink(pty_port) as link:
+        with pytest.raises(LinkError) as e:
+            link.ready(4)
+    err = capsys.readouterr().err
+    assert "waiting for %s to answer" % pty_port in err and "booting" in err, err
+    assert "pitboss reset" in str(e.value) and "4 s" in str(e.value)

@@ -45,3 +45,33 @@ def test_a_kept_board_by_name_auto_and_the_list(tmp_path, vb_flash):
     r = cli("table", "--port", "auto", "status")
     if not ports.serial_devices():
         assert r.returncode == 2 and "no board attached" in r.stderr, r.stderr
+
+
+def test_pitboss_reset_restarts_a_loop_left_at_the_repl(tmp_path, vb_flash):
+    # Issue 29 item 5: plain mpremote use leaves a service board at its REPL; there was
+    # no `pitboss reset` (only `verify` restarted the loop as a side effect).
+    from host_tools.protolink import LinkError, ProtocolLink
+    from host_tools.vboard import virtual_board
+    env = dict(os.environ, PITBOSS_LOCKS=str(tmp_path / "locks"))
+    flash = tmp_path / "flash"
+    shutil.copytree(vb_flash, flash)
+    with virtual_board(flash, service=True) as st:
+        p = st["port"]
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", p, "exec",
+                            "print(6 * 7)"], capture_output=True, text=True, timeout=120)
+        assert r.stdout.strip() == "42", r.stderr
+        with ProtocolLink(p) as link:
+            try:
+                link.ready(3)
+                at_repl = False
+            except LinkError:
+                at_repl = True
+        assert at_repl  # the loop is not running: the REPL has the port
+        r = subprocess.run([sys.executable, "-m", "host_tools", "reset", "--port", p],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert "loop" in r.stdout
+        r = subprocess.run([sys.executable, "-m", "host_tools", "table", "--port", p,
+                            "status"], cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stderr
