@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import shoe_sim
+from host_tools import keyid, shoe_sim
 from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
 from host_tools.protolink import LinkError
@@ -401,6 +401,10 @@ def _key_ready(args):
     """The key store, checked before connecting: a bad --board-id or a board never
     provisioned is the operator's input to fix, not something to find on the board."""
     keys = _keys(args)
+    if args.board_id is None:  # found on the board by host_tools.keyid once connected
+        if not any(keys.folder.glob("*.key")):
+            raise UsageError("no keys in %s (provision it first)" % keys.folder)
+        return keys
     try:
         keys.load_key(args.board_id)
     except ValueError as e:  # a --board-id the key store cannot name a file after
@@ -432,6 +436,7 @@ def cmd_shoe(args):
     try:
         if args.port in ("virtual", "pico"):  # a throw-away board gets a throw-away key
             keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-"))
+            args.board_id = args.board_id or keyid.DEFAULT
             keys.key_path(args.board_id)  # the id must still be a valid name
         else:
             keys = _key_ready(args)
@@ -441,7 +446,7 @@ def cmd_shoe(args):
         with open_table(args.port) as t:
             if args.port in ("virtual", "pico"):
                 Configurator(t, args.board_id, keys).provision()
-            conf = Configurator(t, args.board_id, keys)
+            conf = Configurator(t, keyid.choose(t, keys, args.board_id), keys)
             r = conf.configure(args.game, args.seats)
             if not r.get("ok"):
                 return _fail("configuration refused: %s" % r["error"]["message"])
@@ -481,6 +486,7 @@ def cmd_export(args):
         # Protocol lines to the running loop, in production as in service mode (the
         # board streams its export reply: controller.ExportRows): no REPL needed.
         with open_table(args.port) as t:
+            args.board_id = keyid.choose(t, keys, args.board_id)
             r = ex.export(t, keys, args.board_id, folder)
     except (BoardError, KeyStoreError, LinkError, ex.ExportError, OSError,
             ValueError) as e:
@@ -513,10 +519,10 @@ def cmd_screenshot(args):
 def cmd_provision(args):
     keys = _keys(args)
     try:
-        path = keys.key_path(args.board_id)
+        path = keys.key_path(keyid.DEFAULT if args.board_id is None else args.board_id)
     except ValueError as e:
         return _fail("bad --board-id %r: %s" % (args.board_id, e))
-    if path.exists() and not args.force:
+    if args.board_id is not None and path.exists() and not args.force:
         # Checked before the board is touched: replacing the host's copy of a key the
         # board still holds would lock the operator out of it.
         return _fail("%s already has a key (%s); --force replaces it and keeps the old one"
@@ -525,10 +531,20 @@ def cmd_provision(args):
 
     try:
         if args.port not in ("virtual", "pico") and probe(args.port) == PRODUCTION:
+            if args.board_id is None:  # re-keyed under its current key: found by it
+                with open_table(args.port, set_clock=False) as t:
+                    args.board_id = keyid.choose(t, keys, None)
             fp = _rekey_production(args.port, args.board_id, keys)
         else:
             with open_board(args.port) as b:
-                conf = Configurator(target_for(b), args.board_id, keys)
+                target = target_for(b)
+                if args.board_id is None:  # named by the board's unique id
+                    args.board_id = keyid.new_name(target)
+                    if keys.key_path(args.board_id).exists() and not args.force:
+                        raise UsageError(
+                            "%s already has a key (%s); --force replaces it and keeps the "
+                            "old one" % (args.board_id, keys.key_path(args.board_id)))
+                conf = Configurator(target, args.board_id, keys)
                 fp = conf.provision(force=args.force)
     except (BoardError, FileExistsError, KeyStoreError, LinkError, UsageError) as e:
         return _fail(e)
@@ -578,7 +594,8 @@ def cmd_config(args):
         return _fail(e)
     try:
         with open_table(args.port) as t:
-            r = Configurator(t, args.board_id, keys).configure(args.game, args.seats, extra)
+            bid = keyid.choose(t, keys, args.board_id)
+            r = Configurator(t, bid, keys).configure(args.game, args.seats, extra)
     except (BoardError, KeyStoreError, LinkError) as e:
         return _fail(e)
     print(json.dumps(r))
@@ -593,7 +610,7 @@ def cmd_tilt_clear(args):
         return _fail(e)
     try:
         with open_table(args.port) as t:
-            r = Configurator(t, args.board_id, keys).signed(cmd)
+            r = Configurator(t, keyid.choose(t, keys, args.board_id), keys).signed(cmd)
     except (BoardError, KeyStoreError, LinkError) as e:
         return _fail(e)
     print(json.dumps(r))
@@ -666,8 +683,10 @@ def add_table_commands(sub):
     def board_args(p, key=False):
         p.add_argument("--port", required=True, help="serial device, or 'virtual'")
         if key:
-            p.add_argument("--board-id", default=os.environ.get("PITBOSS_BOARD", "table1"),
-                           help="which key in the key store (default table1)")
+            p.add_argument("--board-id", default=os.environ.get("PITBOSS_BOARD"),
+                           help="which key in the key store (default: the one the board "
+                                "names: uid-<its unique id>, or the key with its "
+                                "fingerprint; checked against the board before use)")
             p.add_argument("--keys", help="key store folder (default ~/.pitboss/keys)")
 
     p = sub.add_parser("reset", help="restart the table's loop (a service board left "

@@ -289,3 +289,27 @@ def test_repl_commands_refuse_a_production_board_before_trying_the_repl(
             err = capsys.readouterr().err
             assert "hold the service switch" in err and len(err.splitlines()) == 1, err
     assert tried == []
+
+
+def test_a_wrong_key_is_named_before_any_mac_and_never_tilts(flashed, tmp_path):
+    # Issue 29 item 8: a wrong --board-id key got bad_mac with no hint, and three tries
+    # tilted the table. The board says its key's fingerprint (`version`); the host
+    # checks it before sending a MAC, and finds the key by it when no id is given.
+    flash, keys = clone(flashed, tmp_path)
+    KeyStore(keys.folder).provision("other")  # another board's key in the same store
+    with virtual_board(flash, service=False) as st:
+        p = st["port"]
+        for _ in range(4):
+            r = cli("tilt-clear", "--port", p, "--board-id", "other", "--operator",
+                    "tech1", keys=keys)
+            err = r.stderr.strip()
+            assert r.returncode == 2 and len(err.splitlines()) == 1, err
+            assert "not this board's" in err and keys.folder.name in str(keys.folder)
+        r = cli("table", "--port", p, "status", "version", keys=keys)
+        status_, version = [json.loads(x) for x in r.stdout.splitlines()]
+        assert status_["tilts"] == [], status_  # no MAC was ever tried
+        from host_tools.auth import fingerprint
+        assert version["key_fp"] == fingerprint(keys.load_key("t1"))
+        # No --board-id: the store's key with the board's fingerprint.
+        r = cli("config", "--port", p, "--game", "nj-5card", "--seats", "2", keys=keys)
+        assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stderr

@@ -202,6 +202,14 @@ class App:
 
         reply = protocol.COMMANDS["version"](args)
         reply["mode"] = "service" if service.requested(self.hw) else "production"
+        # Who this board is, for the host's key store: the chip's unique id (boards/)
+        # and its key's fingerprint (never the key).
+        u = getattr(self.hw, "uid", None)
+        try:
+            reply["uid"] = u() if u is not None else None
+        except Exception:  # noqa: BLE001  (a board without one still answers)
+            reply["uid"] = None
+        reply["key_fp"] = getattr(self.ctl.auth, "fp", None)
         return reply
 
     def cmd_screen(self, args):
