@@ -15,7 +15,7 @@
 //
 // The five rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3), and the
 // run loop below (5: an idle chip with no timer armed waits for input instead of spinning).
-import { RP2040, ConsoleLogger, LogLevel } from 'rp2040js';
+import { RP2040, ConsoleLogger, LogLevel } from './rp2040.mjs';
 import { loadBootrom, loadUF2 } from './image.mjs';
 import { FlashFile } from './flash.mjs';
 import { CDCLink } from './usbcdc.mjs';

@@ -7,7 +7,7 @@
 // after a watchdog reset) every change is written to FILE, and a chip started with FILE
 // present takes its levels from it instead of --gpio.
 import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
-import { GPIOPinState } from 'rp2040js';
+import { GPIOPinState } from './rp2040.mjs';
 
 export class GPIOLevels {
   constructor(mcu, levels = {}, held = null) {
