@@ -617,6 +617,54 @@ def cmd_tilt_clear(args):
     return 0 if r.get("ok") else 1
 
 
+def _ask(args, line):
+    """One read-only protocol line's reply (in production as in service mode), or the
+    exit code of its failure."""
+    try:
+        with open_table(args.port) as t:
+            reply = t.commands([line])[0]
+    except (BoardError, LinkError) as e:
+        return None, _fail(e)
+    if not reply.get("ok"):
+        return None, _fail("%s refused: %s" % (line, reply["error"]["message"]))
+    return reply, 0
+
+
+def cmd_meters(args):
+    """The board's lifetime meters (in the table's smallest unit), per game."""
+    r, rc = _ask(args, "meters")
+    if r is None:
+        return rc
+    if args.json:
+        print(json.dumps({"totals": r["totals"], "games": r["games"]}))
+        return 0
+    t = r["totals"]
+    print("all games: %d rounds, wagered %d, paid %d, house net %d"
+          % (t["rounds"], t["wagered"], t["paid"], t["wagered"] - t["paid"]))
+    for g in sorted(r["games"]):
+        m = r["games"][g]
+        print("%-20s %d rounds, wagered %d, paid %d" % (g, m.get("rounds", 0),
+                                                       m.get("wagered", 0), m.get("paid", 0)))
+    return 0
+
+
+def cmd_tilt(args):
+    """The tilts that halt the table now, and the tilt log (raised and cleared)."""
+    r, rc = _ask(args, "tilt")
+    if r is None:
+        return rc
+    if args.json:
+        print(json.dumps({"active": r["active"], "log": r["log"]}))
+        return 0
+    if not r["active"]:
+        print("no tilt: the table plays")
+    for a in r["active"]:
+        print("TILT %s: %s" % (a["code"], a.get("detail") or ""))
+    for e in r["log"][-args.log:] if args.log else ():
+        print("  log: %s" % json.dumps(e))
+    return 0
+
+
 def cmd_reset(args):
     """Restart the table's loop: a service board left at its REPL (plain mpremote use)
     soft-resets into /main.py; a loop that already answers is left alone."""
@@ -688,6 +736,18 @@ def add_table_commands(sub):
                                 "names: uid-<its unique id>, or the key with its "
                                 "fingerprint; checked against the board before use)")
             p.add_argument("--keys", help="key store folder (default ~/.pitboss/keys)")
+
+    p = sub.add_parser("meters", help="the board's lifetime meters, per game")
+    board_args(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.set_defaults(func=cmd_meters)
+
+    p = sub.add_parser("tilt", help="the tilts halting the table, and the tilt log")
+    board_args(p)
+    p.add_argument("--log", type=int, default=10, metavar="N",
+                   help="the last N log entries (default 10; 0: none)")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.set_defaults(func=cmd_tilt)
 
     p = sub.add_parser("reset", help="restart the table's loop (a service board left "
                        "at its REPL)")

@@ -103,6 +103,14 @@ def test_cli_table_commands_in_production_and_the_clock(flashed, tmp_path):
         png = tmp_path / "s.png"
         r = cli("screenshot", "--port", p, str(png))
         assert r.returncode == 0 and png.stat().st_size > 100, r.stderr
+        # Issue 29 item 2: meters and tilt are commands of their own, in production too.
+        r = cli("meters", "--port", p, "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["totals"]["rounds"] == 2, r.stderr
+        r = cli("meters", "--port", p)
+        assert r.returncode == 0 and "all games: 2 rounds" in r.stdout, r.stderr
+        r = cli("tilt", "--port", p)
+        assert r.returncode == 0 and "no tilt" in r.stdout, r.stderr
+        assert json.loads(cli("tilt", "--port", p, "--json").stdout)["active"] == []
         r = cli("table", "--port", p, "clock", "tilt")
         assert r.returncode == 0, r.stderr
         clock, tilt = [json.loads(x) for x in r.stdout.splitlines()]
