@@ -630,39 +630,46 @@ def _ask(args, line):
     return reply, 0
 
 
-def cmd_meters(args):
-    """The board's lifetime meters (in the table's smallest unit), per game."""
-    r, rc = _ask(args, "meters")
+def _report(args, line, fields, text):
+    """A read-only protocol line, printed: its `fields` as one JSON object with --json,
+    else text(reply, args)'s lines."""
+    r, rc = _ask(args, line)
     if r is None:
         return rc
     if args.json:
-        print(json.dumps({"totals": r["totals"], "games": r["games"]}))
-        return 0
+        print(json.dumps({k: r[k] for k in fields}))
+    else:
+        print("\n".join(text(r, args)))
+    return 0
+
+
+def _meters_text(r, args):
     t = r["totals"]
-    print("all games: %d rounds, wagered %d, paid %d, house net %d"
-          % (t["rounds"], t["wagered"], t["paid"], t["wagered"] - t["paid"]))
+    yield ("all games: %d rounds, wagered %d, paid %d, house net %d"
+           % (t["rounds"], t["wagered"], t["paid"], t["wagered"] - t["paid"]))
     for g in sorted(r["games"]):
         m = r["games"][g]
-        print("%-20s %d rounds, wagered %d, paid %d" % (g, m.get("rounds", 0),
-                                                       m.get("wagered", 0), m.get("paid", 0)))
-    return 0
+        yield "%-20s %d rounds, wagered %d, paid %d" % (
+            g, m.get("rounds", 0), m.get("wagered", 0), m.get("paid", 0))
+
+
+def _tilt_text(r, args):
+    if not r["active"]:
+        yield "no tilt: the table plays"
+    for a in r["active"]:
+        yield "TILT %s: %s" % (a["code"], a.get("detail") or "")
+    for e in r["log"][-args.log:] if args.log else ():
+        yield "  log: %s" % json.dumps(e)
+
+
+def cmd_meters(args):
+    """The board's lifetime meters (in the table's smallest unit), per game."""
+    return _report(args, "meters", ("totals", "games"), _meters_text)
 
 
 def cmd_tilt(args):
     """The tilts that halt the table now, and the tilt log (raised and cleared)."""
-    r, rc = _ask(args, "tilt")
-    if r is None:
-        return rc
-    if args.json:
-        print(json.dumps({"active": r["active"], "log": r["log"]}))
-        return 0
-    if not r["active"]:
-        print("no tilt: the table plays")
-    for a in r["active"]:
-        print("TILT %s: %s" % (a["code"], a.get("detail") or ""))
-    for e in r["log"][-args.log:] if args.log else ():
-        print("  log: %s" % json.dumps(e))
-    return 0
+    return _report(args, "tilt", ("active", "log"), _tilt_text)
 
 
 def cmd_reset(args):

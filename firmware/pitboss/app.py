@@ -28,6 +28,9 @@ _LINE_MAX = const(512)  # a longer line is refused whole (bad_format), never cut
 # drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
 # megabyte of junk cannot starve the shoe's UART (256-byte rxbuf, ~270 ms at 9600 baud).
 _DRAIN_MAX = const(1024)
+# Bytes read at once where the board says how many wait (serve's waiting()): MicroPython's
+# USB stdin ring buffer holds at most 511.
+_CHUNK = const(256)
 # A collection whenever this many bytes were allocated since the last one: MicroPython
 # otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
 # take the free heap down to nothing between collections. Measured on the emulated Pico:
@@ -507,6 +510,29 @@ class LineReader:
             self.n += 1
         return None
 
+    def take(self, buf, n, line):
+        """feed() over buf[0:n], calling line(result) for each line or refusal. The rest
+        of a refused line is skipped in bulk, find() of its end, not a byte at a time
+        (issue 29: a 1 MB junk line cost ~62 us a byte on a Pico)."""
+        i = 0
+        while i < n:
+            if self.bad:
+                j = buf.find(b"\n", i, n)
+                k = buf.find(b"\r", i, n if j < 0 else j)
+                if k >= 0:
+                    j = k
+                if j < 0:
+                    return
+                self.bad = False
+                self.n = 0
+                line(False)
+                i = j + 1
+                continue
+            r = self.feed(buf[i])
+            i += 1
+            if r is not None:
+                line(r)
+
 
 def _internal(where, e):
     return {"ok": False, "error": {"code": "internal",
@@ -685,10 +711,17 @@ def main(service=False):
         write(_internal("watchdog", e))
     if wdt is not None:
         a.ctl.feed = wdt.feed  # long reads (recall) feed it as they go
+    ring = None
+    make = getattr(hw, "stdin_ring", None)
+    if make is not None:
+        try:
+            ring = make()
+        except Exception as e:  # noqa: BLE001  (byte by byte still serves)
+            write(_internal("stdin", e))
     try:
         while True:  # never exits: anything a pass raises is answered, the loop goes on
             try:
-                serve(a, sys.stdin, write, wdt=wdt)
+                serve(a, sys.stdin, write, wdt=wdt, ring=ring)
             except Exception as e:  # noqa: BLE001
                 try:
                     write(_internal("loop", e))
@@ -703,10 +736,7 @@ def main(service=False):
 def pump(a, reader, data, write):
     """One pass of the main loop over `data` (bytes that arrived): answer each complete
     line, then deal what the shoe delivered."""
-    for b in data:
-        line = reader.feed(b)
-        if line is not None:
-            _answer(a, line, write)
+    reader.take(data, len(data), lambda line: _answer(a, line, write))
     _deal(a, write)
     _idle(a, write)  # the VM has no idle passes of its own: a little after each burst
     a.note_mem()
@@ -718,13 +748,16 @@ def pump(a, reader, data, write):
     return "%s/%s" % (j.last_seq if j is not None else 0, t.n if t is not None else 0)
 
 
-def serve(a, stream, write, poll_ms=10, wdt=None):
+def serve(a, stream, write, poll_ms=10, wdt=None, ring=None):
     """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
     stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
     has one), so no input can raise a decoding error here. Each pass feeds the watchdog,
     takes every byte waiting (up to _DRAIN_MAX, then the shoe is served and the next pass
     goes on at once), answers each complete line and deals the shoe's cards; a pass in
-    which no input came does a little idle work (the journal's check after boot)."""
+    which no input came does a little idle work (the journal's check after boot).
+    ring: (waiting, skip) where the board can see its input buffer (boards/pico.py
+    stdin_ring): waiting bytes are read in chunks, and the rest of a refused line is
+    dropped from the buffer in bulk."""
     import select
 
     poller = select.poll()
@@ -736,24 +769,45 @@ def serve(a, stream, write, poll_ms=10, wdt=None):
     one = bytearray(1)
     reader = LineReader()
     wait = poll_ms
+    waiting, skip = ring if ring is not None else (None, None)
+    chunk = bytearray(_CHUNK) if waiting is not None else None
+
+    def on_line(line):
+        _answer(a, line, write)
+        a.note_mem()
+        if wdt is not None:
+            # After every line, not only every pass: a pass answers every line waiting
+            # (up to _DRAIN_MAX bytes), and a burst of slow ones (a dozen `mem`, 0.7 s
+            # each on a Pico) outlasted WDT_MS and reset the chip.
+            wdt.feed()
+
     while True:
         if wdt is not None:
             wdt.feed()
         _deal(a, write)
         got = 0
         while got < _DRAIN_MAX and _ready(poll, wait if not got else 0):
+            if reader.bad and skip is not None:
+                n = skip()  # the refused line's rest, dropped where it lies
+                if n:
+                    got += n
+                    continue
+            # How many bytes wait (the board's count of its USB input, when it has one):
+            # many are read with one readinto and their lines found in bulk.
+            k = waiting() if waiting is not None else 0
+            if k > 1:
+                if k > _CHUNK:
+                    k = _CHUNK
+                raw.readinto(chunk, k)  # k are there: it cannot block
+                got += k
+                reader.take(chunk, k, on_line)
+                continue
             if not raw.readinto(one):
                 return  # the host closed the line (a board's USB serial never does)
             got += 1
             line = reader.feed(one[0])
             if line is not None:
-                _answer(a, line, write)
-                a.note_mem()
-                if wdt is not None:
-                    # After every line, not only every pass: a pass answers every line
-                    # waiting (up to _DRAIN_MAX bytes), and a burst of slow ones (a dozen
-                    # `mem`, 0.7 s each on a Pico) outlasted WDT_MS and reset the chip.
-                    wdt.feed()
+                on_line(line)
         if not got:
             _idle(a, write)
         wait = 0 if got >= _DRAIN_MAX else poll_ms
