@@ -422,12 +422,20 @@ def cmd_table(args):
         if not line.strip() or "\n" in line or "\r" in line:
             return _fail("table: %r is not a protocol line: give one protocol line per "
                          "argument, not empty, no newlines" % line)
+    refused = []
     try:
         with open_table(args.port) as t:
-            for reply in t.commands(args.lines):
-                print(json.dumps(reply))
+            for line, reply in zip(args.lines, t.commands(args.lines)):
+                print(json.dumps(reply))  # the protocol's own JSON lines, one per line
+                if not reply.get("ok", True):
+                    refused.append((line, reply))
     except (BoardError, LinkError) as e:
         return _fail(e)
+    if refused:  # the replies are on stdout; what went wrong, once, on stderr
+        line, reply = refused[0]
+        return _refused("%d of %d lines refused; %r: %s"
+                        % (len(refused), len(args.lines), line.split(" ")[0],
+                           reply.get("error", {}).get("message", reply)))
     return 0
 
 
@@ -464,9 +472,12 @@ def cmd_recall(args):
     except (BoardError, LinkError) as e:
         return _fail(e)
     if not reply.get("ok"):
-        return _fail(reply["error"]["message"])
+        return _refused("recall refused: %s" % reply["error"]["message"])
     if args.json:
         print(json.dumps(reply["rounds"]))
+        return 0
+    if not reply["rounds"]:
+        print("no rounds recorded yet")
     for rec in reply["rounds"]:
         print("journal seq %d" % rec["seq"])
         print("\n".join(describe_round(rec["result"])))
@@ -581,13 +592,14 @@ def _rekey_production(port, board_id, keys):
 
 def cmd_config(args):
     extra = None
-    if args.json:
+    if args.settings:
         try:
-            extra = json.loads(args.json)
+            extra = json.loads(args.settings)
         except ValueError as e:
-            return _fail("--json is not valid JSON: %s" % e)
+            return _fail("--settings is not valid JSON: %s" % e)
         if not isinstance(extra, dict):
-            return _fail("--json must be a JSON object ({...}), not %s" % type(extra).__name__)
+            return _fail("--settings must be a JSON object ({...}), not %s"
+                         % type(extra).__name__)
     try:
         keys = _key_ready(args)
     except UsageError as e:
@@ -598,8 +610,27 @@ def cmd_config(args):
             r = Configurator(t, bid, keys).configure(args.game, args.seats, extra)
     except (BoardError, KeyStoreError, LinkError) as e:
         return _fail(e)
-    print(json.dumps(r))
-    return 0 if r.get("ok") else 1
+    return _answered(args, r, "configured %s, %d seats" % (args.game, args.seats))
+
+
+def _answered(args, reply, text):
+    """An authenticated command's answer: the reply as JSON with --json, else one line of
+    text; a refusal is one line on stderr and exit 1, nothing on stdout."""
+    if not reply.get("ok"):
+        return _refused("%s refused: %s" % (args.command, reply.get("error", {}).get(
+            "message", reply)))
+    print(json.dumps(reply) if args.json else text)
+    return 0
+
+
+def _refused(message):
+    """The board answered but would not do it: one line on stderr, exit 1 (exit 2 is
+    for input the host refused or a board it could not reach)."""
+    sys.stderr.write("pitboss: %s\n" % message)
+    return EXIT_REFUSED
+
+
+EXIT_REFUSED = 1
 
 
 def cmd_tilt_clear(args):
@@ -613,8 +644,12 @@ def cmd_tilt_clear(args):
             r = Configurator(t, keyid.choose(t, keys, args.board_id), keys).signed(cmd)
     except (BoardError, KeyStoreError, LinkError) as e:
         return _fail(e)
-    print(json.dumps(r))
-    return 0 if r.get("ok") else 1
+    cleared = r.get("cleared") or []
+    text = ("cleared %s" % ", ".join(c if isinstance(c, str) else c.get("code", "?")
+                                     for c in cleared)) if cleared else "nothing to clear"
+    if r.get("voided"):
+        text += "; round %s voided, wagers returned" % r["voided"].get("round")
+    return _answered(args, r, text)
 
 
 def _ask(args, line):
@@ -803,7 +838,9 @@ def add_table_commands(sub):
     board_args(p, key=True)
     p.add_argument("--game", "-g", required=True)
     p.add_argument("--seats", type=int, required=True)
-    p.add_argument("--json", help="more configuration: house rules, paytables (JSON)")
+    p.add_argument("--settings", metavar="JSON",
+                   help="more configuration: house rules, paytables (a JSON object)")
+    p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
     p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("tilt-clear", help="clear a tilt (authenticated, logged)")
@@ -811,4 +848,5 @@ def add_table_commands(sub):
     p.add_argument("--operator", required=True, type=operator_id,
                    help="who clears it: 1 to 32 letters, digits and _.-@")
     p.add_argument("--code", type=tilt_code, help="clear only this tilt")
+    p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
     p.set_defaults(func=cmd_tilt_clear)

@@ -34,7 +34,7 @@ def one_line_exit_2(r, needle):
 ])
 def test_config_json_that_is_not_an_object(tmp_path, value, needle):
     r = run("config", "--port", NO_BOARD, "--game", "nj-5card", "--seats", "2",
-            "--json", value, keys=tmp_path / "keys")
+            "--settings", value, keys=tmp_path / "keys")
     one_line_exit_2(r, needle)
 
 

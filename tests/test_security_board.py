@@ -311,5 +311,6 @@ def test_a_wrong_key_is_named_before_any_mac_and_never_tilts(flashed, tmp_path):
         from host_tools.auth import fingerprint
         assert version["key_fp"] == fingerprint(keys.load_key("t1"))
         # No --board-id: the store's key with the board's fingerprint.
-        r = cli("config", "--port", p, "--game", "nj-5card", "--seats", "2", keys=keys)
+        r = cli("config", "--port", p, "--game", "nj-5card", "--seats", "2", "--json",
+                keys=keys)
         assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stderr

@@ -92,8 +92,24 @@ def test_cli_table_commands_in_production_and_the_clock(flashed, tmp_path):
     with virtual_board(flash, service=False) as st:
         p = st["port"]
         r = cli("config", "--port", p, "--board-id", "s1", "--game", "nj-5card",
-                "--seats", "2")
+                "--seats", "2", "--json")
         assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stderr
+        # Issue 29 item 4: human text by default; a refused line exits 1, its reply on
+        # stdout and the refusal once on stderr; recall --json is JSON and nothing else.
+        r = cli("config", "--port", p, "--board-id", "s1", "--game", "nj-5card",
+                "--seats", "2")
+        assert r.returncode == 0 and r.stdout == "configured nj-5card, 2 seats\n", r
+        r = cli("config", "--port", p, "--board-id", "s1", "--game", "nj-5card",
+                "--seats", "99")
+        assert r.returncode == 1 and r.stdout == "" and "config refused" in r.stderr, r
+        assert len(r.stderr.strip().splitlines()) == 1
+        r = cli("table", "--port", p, "status", "no-such-verb")
+        assert r.returncode == 1 and len(r.stdout.splitlines()) == 2, r
+        assert "1 of 2 lines refused" in r.stderr
+        r = cli("recall", "--port", p, "--json", "3")
+        assert r.returncode == 0 and json.loads(r.stdout) == [], r  # nothing else on stdout
+        r = cli("recall", "--port", p, "3")
+        assert r.returncode == 0 and r.stdout == "no rounds recorded yet\n", r
         r = cli("shoe", "--port", p, "--board-id", "s1", "--game", "nj-5card",
                 "--seats", "2", "--rounds", "2", "--seed", "5")
         assert r.returncode == 0 and r.stdout.count("house net") == 2, r.stderr
