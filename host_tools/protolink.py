@@ -123,7 +123,8 @@ class ProtocolLink:
         end = begin + timeout
         said = False
         while True:
-            if not said and time.monotonic() - begin > 2.0:
+            if not said and time.monotonic() - begin > 2.0 and \
+                    not os.environ.get("PITBOSS_QUIET"):
                 said = True  # the one line while it waits: why this takes time
                 import sys
                 sys.stderr.write("pitboss: waiting for %s to answer (a board that is "

@@ -15,6 +15,7 @@ import tempfile
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import keyid, shoe_sim
+from host_tools.argtypes import positive
 from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
 from host_tools.protolink import LinkError
@@ -455,6 +456,12 @@ def cmd_shoe(args):
             if args.port in ("virtual", "pico"):
                 Configurator(t, args.board_id, keys).provision()
             conf = Configurator(t, keyid.choose(t, keys, args.board_id), keys)
+            playing = t.commands(["status"])[0].get("game")
+            if playing and playing != args.game and not args.reconfigure:
+                # A table of another game is not switched as a side effect (issue 29).
+                return _fail("the table plays %s: --reconfigure switches it to %s (its "
+                             "configuration changes, journalled), or give --game %s"
+                             % (playing, args.game, playing))
             r = conf.configure(args.game, args.seats)
             if not r.get("ok"):
                 return _fail("configuration refused: %s" % r["error"]["message"])
@@ -516,7 +523,11 @@ def _state_home():
 
 
 def cmd_screenshot(args):
+    from host_tools.outfile import check_out
     from host_tools.screenshot import save
+    why = check_out(args.out, {".png"})  # it writes PNG only: x.jpg is refused, not faked
+    if why:
+        return _fail(why)
     try:
         with open_table(args.port) as t:
             buf = t.screen()
@@ -804,9 +815,11 @@ def add_table_commands(sub):
     p = sub.add_parser("shoe", help="deal seeded rounds through the board's shoe input")
     board_args(p, key=True)
     p.add_argument("--game", "-g", required=True)
-    p.add_argument("--seats", type=int, default=3)
-    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--seats", type=positive, default=3)
+    p.add_argument("--rounds", type=positive, default=1)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--reconfigure", action="store_true",
+                   help="configure the table for --game even if it plays another game")
     p.set_defaults(func=cmd_shoe)
 
     p = sub.add_parser("recall", help="the last rounds from the board's journal")

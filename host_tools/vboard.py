@@ -583,6 +583,19 @@ def _cmd_stop(a) -> int:
     return 0
 
 
+def _cmd_log(a) -> int:
+    """The last lines of the board's log (the daemon's and the emulator's stderr)."""
+    _named(a)
+    log = Path(a.state_dir or default_state_dir(a.kind)) / "board.log"
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        print("pitboss board log: no log at %s (never started there)" % log, file=sys.stderr)
+        return 2
+    print("\n".join(lines[-a.lines:]))
+    return 0
+
+
 def _cmd_status(a) -> int:
     _named(a)
     st = status(a.state_dir, kind=a.kind)
@@ -628,6 +641,9 @@ def add_board_commands(subparsers) -> None:
                         "its worst case)")
     p.set_defaults(func=_cmd_start)
     sub.add_parser("stop", parents=[common], help="stop it").set_defaults(func=_cmd_stop)
+    lg = sub.add_parser("log", parents=[common], help="the last lines of its board.log")
+    lg.add_argument("-n", "--lines", type=int, default=40, help="how many (default 40)")
+    lg.set_defaults(func=_cmd_log)
     sub.add_parser("status", parents=[common],
                    help="print JSON; exit 3 if not running").set_defaults(func=_cmd_status)
 
