@@ -787,10 +787,14 @@ def _cmd_flash(args) -> int:
 def _cmd_verify(args) -> int:
     """Exit 0: the board matches; 1: it does not (each problem printed); 2: no answer."""
     try:
-        r = verify(args.port, args.board, True if args.source else None)
+        r = verify(args.port, args.board, True if args.source else None,
+                   progress=None if args.json else print)
     except FlashError as e:
         print("pitboss verify: %s" % _one_line(e), file=sys.stderr)
         return 2
+    if args.json:
+        print(json.dumps({"ok": r.ok, "board": r.board, "mode": r.mode,
+                          "seeded": r.seeded, "problems": [list(p) for p in r.problems]}))
     return 0 if r.ok else 1
 
 
@@ -809,4 +813,6 @@ def add_flash_commands(subparsers) -> None:
     v.add_argument("--board", default="auto", choices=choices)
     v.add_argument("--source", action="store_true",
                    help="compare with the source build (default: the mode the board records)")
+    v.add_argument("--json", action="store_true",
+                   help="one JSON object (ok, problems) instead of the report")
     v.set_defaults(func=_cmd_verify)

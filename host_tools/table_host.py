@@ -466,7 +466,9 @@ def cmd_shoe(args):
             if not r.get("ok"):
                 return _fail("configuration refused: %s" % r["error"]["message"])
             for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
-                print("\n".join(describe_round(res)))
+                # JSON lines with --json (a settlement each), else the rounds as text
+                print(json.dumps(res) if args.json else "\n".join(describe_round(res)),
+                      flush=True)
     except (BoardError, OSError, KeyStoreError, LinkError) as e:
         return _fail(e)
     return 0
@@ -513,7 +515,14 @@ def cmd_export(args):
         sys.stderr.write("pitboss: warning: %s lines %s are not records that verify "
                          "under the key for %s: not trusted, left as they are\n"
                          % (r["store"], ",".join(map(str, r["damaged"])), args.board_id))
-    print(json.dumps(r))
+    if args.json:
+        print(json.dumps(r))
+    elif r["exported"]:
+        print("exported %d records (seq %d..%d) into %s; the board acknowledged up to %d"
+              % (r["exported"], r["first"], r["last"], r["store"], r["acked"]))
+    else:
+        print("nothing new to export (the board acknowledged up to %d); store %s"
+              % (r["acked"], r["store"]))
     return 0
 
 
@@ -570,7 +579,10 @@ def cmd_provision(args):
                 fp = conf.provision(force=args.force)
     except (BoardError, FileExistsError, KeyStoreError, LinkError, UsageError) as e:
         return _fail(e)
-    print("provisioned %s (key fingerprint %s)" % (args.board_id, fp))
+    if args.json:
+        print(json.dumps({"board_id": args.board_id, "fingerprint": fp}))
+    else:
+        print("provisioned %s (key fingerprint %s)" % (args.board_id, fp))
     return 0
 
 
@@ -782,7 +794,9 @@ def tilt_code(text):
 
 def add_table_commands(sub):
     def board_args(p, key=False):
-        p.add_argument("--port", required=True, help="serial device, or 'virtual'")
+        p.add_argument("--port", required=True,
+                       help="a serial device, virtual or pico (a throw-away emulated "
+                            "board), board:NAME (a kept one) or auto")
         if key:
             p.add_argument("--board-id", default=os.environ.get("PITBOSS_BOARD"),
                            help="which key in the key store (default: the one the board "
@@ -818,6 +832,8 @@ def add_table_commands(sub):
     p.add_argument("--seats", type=positive, default=3)
     p.add_argument("--rounds", type=positive, default=1)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true",
+                   help="each round's settlement as a JSON line instead of text")
     p.add_argument("--reconfigure", action="store_true",
                    help="configure the table for --game even if it plays another game")
     p.set_defaults(func=cmd_shoe)
@@ -833,6 +849,7 @@ def add_table_commands(sub):
     board_args(p, key=True)
     p.add_argument("--store", help="folder of the store (BOARD.jsonl; default "
                    "~/.pitboss/export)")
+    p.add_argument("--json", action="store_true", help="one JSON object: what was stored")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("screenshot", help="save what the table display shows as a PNG")
@@ -842,6 +859,7 @@ def add_table_commands(sub):
 
     p = sub.add_parser("provision", help="give a board a new authentication key")
     board_args(p, key=True)
+    p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--force", action="store_true",
                    help="replace the host's key for --board-id (the old one is kept, "
                         "renamed with a timestamp)")

@@ -627,8 +627,9 @@ def add_board_commands(subparsers) -> None:
                    help="virtual only: initial GC heap in bytes")
     p.add_argument("--production", action="store_true",
                    help="power on with the service switch released: the firmware's main "
-                        "loop owns the port, no REPL (default: switch held, service mode, "
-                        "which today's host table commands need)")
+                        "loop owns the port, no REPL (default: switch held, service mode: "
+                        "the same loop, and the REPL for flash and provisioning; the table "
+                        "commands work in both)")
     p.add_argument("--uf2", default=None,
                    help="pico only: the MicroPython UF2 (default $PITBOSS_PICO_UF2, then "
                         "../shared/firmware/" + "RPI_PICO-v1.27.0.uf2)")

@@ -113,7 +113,7 @@ def test_the_wheel_carries_the_pico_flash_play_export_in_production(tmp_path):
         out = pitboss("shoe", "--port", "board:pico", "--game", "nj-3card", "--seats",
                       "2", "--rounds", "1", "--seed", "3")
         assert out.count("house net") == 1, out
-        res = json.loads(pitboss("export", "--port", "board:pico").splitlines()[-1])
+        res = json.loads(pitboss("export", "--json", "--port", "board:pico"))
         assert res["exported"] >= 1 and res["acked"] == res["last"], res
         with open(res["store"]) as f:
             recs = [json.loads(x) for x in f if x.strip()]

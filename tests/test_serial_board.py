@@ -187,7 +187,7 @@ def test_export_over_the_protocol_line_in_production(flashed, tmp_path):
         r = cli("shoe", "--port", p, "--board-id", "s1", "--game", "nj-5card",
                 "--seats", "2", "--rounds", "2", "--seed", "5")
         assert r.returncode == 0, r.stderr
-        r = cli("export", "--port", p, "--board-id", "s1", "--store", str(store))
+        r = cli("export", "--json", "--port", p, "--board-id", "s1", "--store", str(store))
         assert r.returncode == 0, r.stderr
         res = json.loads(r.stdout.strip().splitlines()[-1])
         with ProtocolLink(p) as link:
