@@ -127,9 +127,10 @@ def _append(path, lines):
         os.fsync(f.fileno())
 
 
-def export(target, keys, board_id, folder, batch=BATCH, ack=True):
+def export(target, keys, board_id, folder, batch=BATCH, ack=True, shown=None):
     """Export from `target` (a BoardTarget or LocalTarget) into folder/BOARD.jsonl and
-    acknowledge. Returns {"exported", "first", "last", "acked", "store"}."""
+    acknowledge. Returns {"exported", "first", "last", "acked", "store", "damaged"}.
+    shown: a progress bar (host_tools.progress) told of each batch stored."""
     from host_tools.table_host import Configurator
 
     key = keys.load_key(board_id)
@@ -162,6 +163,8 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True):
             start += 1
         _append(path, out)
         n += len(recs)
+        if shown is not None:  # progress: records stored so far
+            shown.update(len(recs))
         first = recs[0]["seq"] if first is None else first
         if reply.get("truncated"):
             # The board streams its reply (controller.ExportRows) and found a record it

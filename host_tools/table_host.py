@@ -465,10 +465,13 @@ def cmd_shoe(args):
             r = conf.configure(args.game, args.seats)
             if not r.get("ok"):
                 return _fail("configuration refused: %s" % r["error"]["message"])
-            for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
-                # JSON lines with --json (a settlement each), else the rounds as text
-                print(json.dumps(res) if args.json else "\n".join(describe_round(res)),
-                      flush=True)
+            from host_tools.progress import bar
+            with bar(args.rounds, "rounds", "round") as shown:
+                for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
+                    # JSON lines with --json (a settlement each), else the rounds as text
+                    shown.write(json.dumps(res) if args.json else
+                                "\n".join(describe_round(res)), file=sys.stdout)
+                    shown.update()
     except (BoardError, OSError, KeyStoreError, LinkError) as e:
         return _fail(e)
     return 0
@@ -507,7 +510,9 @@ def cmd_export(args):
         # board streams its export reply: controller.ExportRows): no REPL needed.
         with open_table(args.port) as t:
             args.board_id = keyid.choose(t, keys, args.board_id)
-            r = ex.export(t, keys, args.board_id, folder)
+            from host_tools.progress import bar
+            with bar(None, "export", "record") as shown:
+                r = ex.export(t, keys, args.board_id, folder, shown=shown)
     except (BoardError, KeyStoreError, LinkError, ex.ExportError, OSError,
             ValueError) as e:
         return _fail(e)

@@ -199,3 +199,16 @@ def test_a_serial_port_runs_the_same_script_through_mpremote(tmp_path):
 def test_the_cpython_census_counts_every_hand_alike():
     secs, hands = bench_cpython.census("pitboss", 1, quick=True)
     assert hands == 142506 and secs > 0
+
+
+def test_a_ratio_not_measured_is_na_and_the_hint_fits_the_install(monkeypatch):
+    # Issue 29 item 10: a quick run printed "0.00x" where nothing was measured, and an
+    # installed pitboss told its user to install from a requirements file it lacks.
+    res = {"quick": True, "board": {"pitboss_floor_ratio": 0}, "native": {}}
+    rows = {t: v for t, v, _ in bench_report.targets(res)}
+    assert all("0.00x" not in str(v) for v in rows.values()), rows
+    import host_tools
+    monkeypatch.setattr(host_tools, "INSTALLED", True)
+    assert bench_report.install_hint("bench") == "pip install 'pitboss[bench]'"
+    monkeypatch.setattr(host_tools, "INSTALLED", False)
+    assert "requirements-bench.txt" in bench_report.install_hint("bench")
