@@ -31,6 +31,9 @@ _DRAIN_MAX = const(1024)
 # Bytes read at once where the board says how many wait (serve's waiting()): MicroPython's
 # USB stdin ring buffer holds at most 511.
 _CHUNK = const(256)
+# What one skip() (up to a ring buffer of junk dropped, no Python work per byte) counts
+# against _DRAIN_MAX: 64 of them per pass, so the shoe is still served every few ms.
+_SKIP_COST = const(16)
 # A collection whenever this many bytes were allocated since the last one: MicroPython
 # otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
 # take the free heap down to nothing between collections. Measured on the emulated Pico:
@@ -786,11 +789,14 @@ def serve(a, stream, write, poll_ms=10, wdt=None, ring=None):
             wdt.feed()
         _deal(a, write)
         got = 0
-        while got < _DRAIN_MAX and _ready(poll, wait if not got else 0):
+        # Inside a refused line's rest the pass waits a little for the next USB packet
+        # instead of ending: a pass (the shoe served, the watchdog fed) per 64-byte
+        # packet was most of a junk megabyte's chip time.
+        while got < _DRAIN_MAX and _ready(poll, wait if not got else
+                                          (1 if reader.bad and skip is not None else 0)):
             if reader.bad and skip is not None:
-                n = skip()  # the refused line's rest, dropped where it lies
-                if n:
-                    got += n
+                if skip():  # the refused line's rest, dropped where it lies
+                    got += _SKIP_COST
                     continue
             # How many bytes wait (the board's count of its USB input, when it has one):
             # many are read with one readinto and their lines found in bulk.
