@@ -760,6 +760,41 @@ def cmd_reset(args):
     return 0
 
 
+def void_round(target, conf, operator):
+    """Void the round that lost a card (a misdeal): the authenticated tilt-clear that
+    returns its wagers, sent only when the board says a round is lost, so it never
+    clears a tilt as a side effect. -> (exit code, text or reply)."""
+    st = target.commands(["status"])[0]
+    if not st.get("lost"):
+        return EXIT_REFUSED, "no round lost a card: nothing to void (tilts: %s)" % (
+            ", ".join(a["code"] for a in st.get("tilts", ())) or "none")
+    r = conf.signed("tilt-clear %s" % operator)
+    if not r.get("ok") or not r.get("voided"):
+        return EXIT_REFUSED, "void refused: %s" % r.get("error", {}).get("message", r)
+    return 0, r
+
+
+def cmd_void(args):
+    try:
+        keys = _key_ready(args)
+    except UsageError as e:
+        return _fail(e)
+    try:
+        with open_table(args.port) as t:
+            conf = Configurator(t, keyid.choose(t, keys, args.board_id), keys)
+            rc, r = void_round(t, conf, args.operator)
+    except (BoardError, KeyStoreError, LinkError) as e:
+        return _fail(e)
+    if rc:
+        return _refused(r)
+    v = r["voided"]
+    print(json.dumps(r) if args.json else
+          "round %s voided (%s): wagers returned to seats %s" % (
+              v.get("round"), v.get("void"), ", ".join(str(x["seat"]) for x in
+                                                         v.get("seats", ())) or "none"))
+    return 0
+
+
 def _fail(e):
     """One line on stderr, exit 2 (a board's traceback is cut to its first and last
     lines: the exception is what the operator needs)."""
@@ -878,6 +913,14 @@ def add_table_commands(sub):
                    help="more configuration: house rules, paytables (a JSON object)")
     p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
     p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("void", help="void the round that lost a card, its wagers "
+                       "returned (authenticated: the tilt-clear of its misdeal)")
+    board_args(p, key=True)
+    p.add_argument("--operator", required=True, type=operator_id,
+                   help="who voids it: 1 to 32 letters, digits and _.-@")
+    p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
+    p.set_defaults(func=cmd_void)
 
     p = sub.add_parser("tilt-clear", help="clear a tilt (authenticated, logged)")
     board_args(p, key=True)

@@ -784,6 +784,8 @@ class Controller:
         st = {}  # type: dict
         st.update(self.table.status() if self.table else {"phase": "unconfigured"})
         st["tilts"] = self.active_tilts()
+        if self._lost:
+            st["lost"] = self._lost  # the round lost a card: tilt-clear voids it
         st["journal_seq"] = self.journal.last_seq
         if self.table is not None:
             # What each seat holds so far: dealt cards only. Undealt cards and the shoe
