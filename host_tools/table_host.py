@@ -628,17 +628,25 @@ def cmd_config(args):
         if not isinstance(extra, dict):
             return _fail("--settings must be a JSON object ({...}), not %s"
                          % type(extra).__name__)
+    r, rc = _with_key(args, lambda t, conf: conf.configure(args.game, args.seats, extra))
+    if r is None:
+        return rc
+    return _answered(args, r, "configured %s, %d seats" % (args.game, args.seats))
+
+
+def _with_key(args, act):
+    """act(target, Configurator) on the table at --port, with this board's key (checked
+    against the board before any MAC, host_tools.keyid) -> (its result, 0), or
+    (None, exit code) after the one-line error."""
     try:
         keys = _key_ready(args)
     except UsageError as e:
-        return _fail(e)
+        return None, _fail(e)
     try:
         with open_table(args.port) as t:
-            bid = keyid.choose(t, keys, args.board_id)
-            r = Configurator(t, bid, keys).configure(args.game, args.seats, extra)
+            return act(t, Configurator(t, keyid.choose(t, keys, args.board_id), keys)), 0
     except (BoardError, KeyStoreError, LinkError) as e:
-        return _fail(e)
-    return _answered(args, r, "configured %s, %d seats" % (args.game, args.seats))
+        return None, _fail(e)
 
 
 def _answered(args, reply, text):
@@ -663,15 +671,9 @@ EXIT_REFUSED = 1
 
 def cmd_tilt_clear(args):
     cmd = "tilt-clear %s%s" % (args.operator, " " + args.code if args.code else "")
-    try:
-        keys = _key_ready(args)
-    except UsageError as e:
-        return _fail(e)
-    try:
-        with open_table(args.port) as t:
-            r = Configurator(t, keyid.choose(t, keys, args.board_id), keys).signed(cmd)
-    except (BoardError, KeyStoreError, LinkError) as e:
-        return _fail(e)
+    r, rc = _with_key(args, lambda t, conf: conf.signed(cmd))
+    if r is None:
+        return rc
     cleared = r.get("cleared") or []
     text = ("cleared %s" % ", ".join(c if isinstance(c, str) else c.get("code", "?")
                                      for c in cleared)) if cleared else "nothing to clear"
@@ -775,16 +777,10 @@ def void_round(target, conf, operator):
 
 
 def cmd_void(args):
-    try:
-        keys = _key_ready(args)
-    except UsageError as e:
-        return _fail(e)
-    try:
-        with open_table(args.port) as t:
-            conf = Configurator(t, keyid.choose(t, keys, args.board_id), keys)
-            rc, r = void_round(t, conf, args.operator)
-    except (BoardError, KeyStoreError, LinkError) as e:
-        return _fail(e)
+    got, rc = _with_key(args, lambda t, conf: void_round(t, conf, args.operator))
+    if got is None:
+        return rc
+    rc, r = got
     if rc:
         return _refused(r)
     v = r["voided"]
