@@ -152,7 +152,7 @@ def service_switch():
 
 
 
-def uid():
+def unique_id():
     """The board's unique id as hex (ESP32: its factory MAC, machine.unique_id()):
     what the host's key store names this board's key by (`version` reports it)."""
     from binascii import hexlify

@@ -162,10 +162,10 @@ _SCAN_STEP = const(2048)  # bytes scanned per call: no long pause anywhere
 _SURE = const(4)  # reads the one candidate must follow before it is trusted
 
 
-def stdin_ring():
-    """(waiting, skip) for MicroPython's USB stdin ring buffer, found in RAM:
-    waiting() -> how many bytes wait in it (0 when unknown), so the loop reads them with
-    one readinto; skip() -> how many bytes of a refused line it dropped from it, up to
+def stdin():
+    """(any, discard) for MicroPython's USB stdin ring buffer, found in RAM:
+    any() -> how many bytes wait in it (0 when unknown), so the loop reads them with
+    one readinto; discard() -> how many bytes of a refused line it dropped from it, up to
     (not including) the next CR or LF, found with find() on the buffer itself and
     consumed by moving its read index: no Python work per byte and none of the C
     per-byte cost of reading stdin (both issue 29: a 1 MB junk line took 65 s of chip
@@ -174,14 +174,14 @@ def stdin_ring():
     The buffer's struct is found by scanning RAM for its shape, a little per call, and
     trusted only once exactly one candidate has followed _SURE single-byte reads (its
     iget one further each time: the caller reads one byte between calls whenever
-    waiting() answers 0 or 1). Until then, and on a firmware where it is not found,
-    waiting() and skip() answer 0 and the loop reads a byte at a time as before."""
+    any() answers 0 or 1). Until then, and on a firmware where it is not found,
+    any() and discard() answer 0 and the loop reads a byte at a time as before."""
     from machine import mem16, mem32
 
     st = [_RAM, [], None, None]  # scan position, candidates [addr, iget, matches],
     #                              the struct's address (0: given up), a view of its bytes
 
-    def waiting():
+    def any():  # (names the firmware already has: each new one is heap for good)
         a = st[2]
         if a is not None:
             if not a:
@@ -217,7 +217,7 @@ def stdin_ring():
                 st[1] = []
         return 0
 
-    def skip():
+    def discard():
         a = st[2]
         if not a:
             return 0
@@ -236,10 +236,10 @@ def stdin_ring():
         mem16[a + 6] = j % _RING  # consumed (only the reader moves iget)
         return j - g
 
-    return waiting, skip
+    return any, discard
 
 
-def uid():
+def unique_id():
     """The board's unique id as hex (RP2040: the 64-bit unique id of its flash chip, machine.unique_id()):
     what the host's key store names this board's key by (`version` reports it)."""
     from binascii import hexlify

@@ -359,7 +359,7 @@ def service_switch():
 
 
 
-def uid():
+def unique_id():
     """No chip, no unique id: the host finds this board's key by the fingerprint its
     `version` reply carries."""
     return None

@@ -1,8 +1,8 @@
 """Which key in the host's store is this board's: asked of the board, not guessed.
 
-A board's `version` reply carries its unique id (`uid`: the RP2040's flash id, the
-ESP32's MAC, boards/*.py uid(); None on the virtual board) and its key's fingerprint
-(`key_fp`, 8 hex digits of SHA-256 of the key, as `pitboss provision` prints it). Before
+A board's `version` reply carries its unique id (`unique_id`: the RP2040's flash id,
+the ESP32's MAC, boards/*.py unique_id(); None on the virtual board) and its key's
+fingerprint (`key_fingerprint`, 8 hex digits of SHA-256 of the key, as `pitboss provision` prints it). Before
 any authenticated line is sent:
 
 - with --board-id, the key of that name must have the board's fingerprint, or the command
@@ -26,7 +26,7 @@ class KeyMismatch(KeyStoreError):
 def identity(target):
     """(uid, key_fp) as the board reports them (None, None from older firmware)."""
     r = target.commands(["version"])[0]
-    return r.get("uid"), r.get("key_fp"), "key_fp" in r
+    return r.get("unique_id"), r.get("key_fingerprint"), "key_fingerprint" in r
 
 
 def _store_keys(keys):

@@ -9,7 +9,7 @@ from host_tools.vm import run_script
 
 REAL = ("pico", "esp32_devkitc")
 FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins",
-             "service_switch", "watchdog", "uid")
+             "service_switch", "watchdog", "unique_id")
 
 
 @pytest.mark.parametrize("name", boards.BOARDS)
@@ -181,5 +181,5 @@ def test_a_real_board_names_itself_by_its_chip_id(name, monkeypatch):
     fake = types.ModuleType("machine")
     fake.unique_id = lambda: b"\xe6\x61\x41\x04\x03\x2f\x22\x2b"
     monkeypatch.setitem(sys.modules, "machine", fake)
-    assert boards.load(name).uid() == "e6614104032f222b"
-    assert boards.load("virtual").uid() is None
+    assert boards.load(name).unique_id() == "e6614104032f222b"
+    assert boards.load("virtual").unique_id() is None

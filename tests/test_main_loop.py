@@ -294,7 +294,7 @@ def test_a_settlement_is_journalled_with_its_result_last_and_recalled_from_its_b
 
 
 def test_take_in_chunks_answers_exactly_as_byte_by_byte():
-    # Issue 29 item 9: LineReader.take (bulk) must give the same lines and refusals as
+    # Issue 29 item 9: LineReader.extend (bulk) must give the same lines and refusals as
     # feed() a byte at a time, however the bytes are cut into chunks.
     import random
     from pitboss import app
@@ -312,7 +312,7 @@ def test_take_in_chunks_answers_exactly_as_byte_by_byte():
         while i < len(data):
             n = rnd.randint(1, 700)
             buf = bytearray(data[i:i + n])
-            r2.take(buf, len(buf), got.append)
+            r2.extend(buf, len(buf), got.append)
             i += n
         assert got == want and (r2.n, r2.bad) == (r1.n, r1.bad)
 
@@ -367,7 +367,7 @@ def test_a_megabyte_junk_line_is_skipped_in_bulk(monkeypatch):
     out = []
     s = _CountedStream(rfd)
     app.serve(a, s, lambda r: out.append(json.loads(json.dumps(r))), poll_ms=1,
-              ring=(s.waiting, None))
+              buffer=(s.waiting, None))
     t.join()
     os.close(rfd)
     assert [r.get("error", {}).get("code") for r in out] == [None, "bad_format", None]

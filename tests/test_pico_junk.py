@@ -2,7 +2,7 @@
 Byte by byte through select.poll and readinto it took 65.5 s of chip time (~62 us a
 byte, docs/bench.md); the loop now drops a refused line's rest where it lies in
 MicroPython's USB input ring buffer (find() its end, move the read index: boards/pico.py
-stdin_ring), a pass waiting for the next USB packet inside it: 11.0 s of chip time,
+stdin()), a pass waiting for the next USB packet inside it: 11.0 s of chip time,
 measured 2026-12-03.
 
 The issue's target, under 2 s, is NOT met, and cannot be on the stock RPI_PICO image:

@@ -309,7 +309,7 @@ def test_a_wrong_key_is_named_before_any_mac_and_never_tilts(flashed, tmp_path):
         status_, version = [json.loads(x) for x in r.stdout.splitlines()]
         assert status_["tilts"] == [], status_  # no MAC was ever tried
         from host_tools.auth import fingerprint
-        assert version["key_fp"] == fingerprint(keys.load_key("t1"))
+        assert version["key_fingerprint"] == fingerprint(keys.load_key("t1"))
         # No --board-id: the store's key with the board's fingerprint.
         r = cli("config", "--port", p, "--game", "nj-5card", "--seats", "2", "--json",
                 keys=keys)

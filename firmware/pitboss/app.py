@@ -210,12 +210,14 @@ class App:
         reply["mode"] = "service" if service.requested(self.hw) else "production"
         # Who this board is, for the host's key store: the chip's unique id (boards/)
         # and its key's fingerprint (never the key).
-        u = getattr(self.hw, "uid", None)
+        # (Keys of more than 10 characters, and names MicroPython has in ROM: no new
+        # interned names, DEVELOPERS.md.)
+        u = getattr(self.hw, "unique_id", None)
         try:
-            reply["uid"] = u() if u is not None else None
+            reply["unique_id"] = u() if u is not None else None
         except Exception:  # noqa: BLE001  (a board without one still answers)
-            reply["uid"] = None
-        reply["key_fp"] = getattr(self.ctl.auth, "fp", None)
+            reply["unique_id"] = None
+        reply["key_fingerprint"] = getattr(self.ctl.auth, "id", None)
         return reply
 
     def cmd_screen(self, args):
@@ -513,7 +515,7 @@ class LineReader:
             self.n += 1
         return None
 
-    def take(self, buf, n, line):
+    def extend(self, buf, n, line):
         """feed() over buf[0:n], calling line(result) for each line or refusal. The rest
         of a refused line is skipped in bulk, find() of its end, not a byte at a time
         (issue 29: a 1 MB junk line cost ~62 us a byte on a Pico)."""
@@ -715,7 +717,7 @@ def main(service=False):
     if wdt is not None:
         a.ctl.feed = wdt.feed  # long reads (recall) feed it as they go
     ring = None
-    make = getattr(hw, "stdin_ring", None)
+    make = getattr(hw, "stdin", None)
     if make is not None:
         try:
             ring = make()
@@ -724,7 +726,7 @@ def main(service=False):
     try:
         while True:  # never exits: anything a pass raises is answered, the loop goes on
             try:
-                serve(a, sys.stdin, write, wdt=wdt, ring=ring)
+                serve(a, sys.stdin, write, wdt=wdt, buffer=ring)
             except Exception as e:  # noqa: BLE001
                 try:
                     write(_internal("loop", e))
@@ -739,7 +741,7 @@ def main(service=False):
 def pump(a, reader, data, write):
     """One pass of the main loop over `data` (bytes that arrived): answer each complete
     line, then deal what the shoe delivered."""
-    reader.take(data, len(data), lambda line: _answer(a, line, write))
+    reader.extend(data, len(data), lambda line: _answer(a, line, write))
     _deal(a, write)
     _idle(a, write)  # the VM has no idle passes of its own: a little after each burst
     a.note_mem()
@@ -751,15 +753,15 @@ def pump(a, reader, data, write):
     return "%s/%s" % (j.last_seq if j is not None else 0, t.n if t is not None else 0)
 
 
-def serve(a, stream, write, poll_ms=10, wdt=None, ring=None):
+def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
     """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
     stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
     has one), so no input can raise a decoding error here. Each pass feeds the watchdog,
     takes every byte waiting (up to _DRAIN_MAX, then the shoe is served and the next pass
     goes on at once), answers each complete line and deals the shoe's cards; a pass in
     which no input came does a little idle work (the journal's check after boot).
-    ring: (waiting, skip) where the board can see its input buffer (boards/pico.py
-    stdin_ring): waiting bytes are read in chunks, and the rest of a refused line is
+    buffer: (any, discard) where the board can see its input buffer (boards/pico.py
+    stdin): waiting bytes are read in chunks, and the rest of a refused line is
     dropped from the buffer in bulk."""
     import select
 
@@ -772,10 +774,10 @@ def serve(a, stream, write, poll_ms=10, wdt=None, ring=None):
     one = bytearray(1)
     reader = LineReader()
     wait = poll_ms
-    waiting, skip = ring if ring is not None else (None, None)
+    waiting, skip = buffer if buffer is not None else (None, None)
     chunk = bytearray(_CHUNK) if waiting is not None else None
 
-    def on_line(line):
+    def send(line):  # (a name the firmware has: qstrs are heap for good)
         _answer(a, line, write)
         a.note_mem()
         if wdt is not None:
@@ -806,14 +808,14 @@ def serve(a, stream, write, poll_ms=10, wdt=None, ring=None):
                     k = _CHUNK
                 raw.readinto(chunk, k)  # k are there: it cannot block
                 got += k
-                reader.take(chunk, k, on_line)
+                reader.extend(chunk, k, send)
                 continue
             if not raw.readinto(one):
                 return  # the host closed the line (a board's USB serial never does)
             got += 1
             line = reader.feed(one[0])
             if line is not None:
-                on_line(line)
+                send(line)
         if not got:
             _idle(a, write)
         wait = 0 if got >= _DRAIN_MAX else poll_ms
