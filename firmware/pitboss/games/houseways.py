@@ -1,0 +1,355 @@
+# Pai Gow Poker house ways as data: the published ways, and the check every way (a
+# published one or a casino's own, submitted as data) goes through before a table uses
+# it. pitboss.games.paigow.house_way() is the one engine that interprets them. Imported
+# only when the configured game is Pai Gow (games/paigow.py imports it).
+#
+# A WAY is bytes: rules of 16 small ints each, tried in order. The hand's CLASS comes
+# from its rank pattern, the joker counted as an ace (PR A: puerto-rico-pai-gow-poker-
+# ranks.es.txt): CLASSES below. For that class the first rule whose conditions all hold
+# and whose action finds a setting sets the hand:
+#   [0] class  [1] rule name (index into NAMES: what the result reports)
+#   [2..13] four conditions (subject, lo, hi): the subject's rank (deuce 0 .. ace 12)
+#       lies in lo..hi; subject 0 = no condition. Subjects (SUBJECTS): Q the four of a
+#       kind, T0 the highest three of a kind, P0 the highest pair, PL the lowest pair, S0
+#       and S1 the highest single cards, SF 0 no straight or better can stay behind /
+#       1 one can, but never with an ace in front / 2 one can with an ace in front. A
+#       subject the hand lacks fails every condition on it.
+#   [14] action: 1 FRONT: the ranks PICK names go in front (the best such setting by
+#       its high hand, then its low: which suit, and where the joker goes, is chosen to
+#       make the best hand); 2 SF_PAIR: among the settings that keep a straight or better
+#       behind, one with PICK's pair in front (fails if none); 3 SF_BEST: among those,
+#       the best low hand (fails if none); 4 FRONT_IF_BETTER: FRONT, but where a straight
+#       or better can stay behind only if PICK's low hand beats SF_BEST's (else fails).
+#   [15] PICK: 0 S0+S1, 1 S1+S2, 2 P0 pair, 3 PL pair, 4 T0 pair, 5 one of T0 + S0,
+#       6 Q pair, 7 two aces.
+# The precedence of classes is the poker rank of their patterns (five aces first); what
+# overrides what (a straight over a pair, the two-pair rule over a straight) is the
+# order of a class's rules. check() refuses a way that can foul or leaves a hand of
+# some class without a setting, naming the class.
+from pitboss.compat import const
+from pitboss.errors import Refused
+
+_SIZE = const(16)  # bytes per rule
+_NCLASS = const(12)
+_NSUBJ = const(8)
+_NPICK = const(8)
+
+CLASSES = ("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
+           "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
+           "one_pair", "no_pair")
+SUBJECTS = ("-", "Q", "T0", "P0", "PL", "S0", "S1", "SF")
+ACTIONS = ("-", "front", "sf_pair", "sf_best", "front_if_better")
+PICKS = ("S0 S1", "S1 S2", "P0", "PL", "T0", "T0 S0", "Q", "A A")
+# Rule names reported with each setting (the first 24 are the ones pitboss reported
+# before ways were data: results and tests keep citing them).
+NAMES = ("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair", "trips",
+         "three_aces_split", "two_trips", "straight_best_front", "straight_pair_front",
+         "straight_pair_ace", "full_house", "full_house_deuces_ak",
+         "full_house_two_pairs", "quads_keep", "quads_keep_ace", "quads_split",
+         "quads_pair", "quads_trips", "five_aces_split", "five_aces_kings",
+         "quads_keep_king", "straight_trips_pair", "custom")
+
+# What a pick needs of each class, and whether FRONT with it can foul. One byte per
+# (class, pick) at [class * 8 + pick]: 0 always available and never fouls; 1 available
+# but can foul (the high hand can rank below the low); 2 not always available: allowed
+# only when a condition of the rule names the subject(s) the pick takes (bit 3 of the
+# byte below). Worked out from each class's pattern (its counts of quads, trips, pairs
+# and singles) and the foul rule of paigow.outranks; tests/test_houseways.py checks every
+# entry against every rank pattern of seven cards.
+_PICKABLE = (
+    # S0S1 S1S2 P0  PL  T0 T0S0  Q  AA
+    b"\x02\x02\x02\x02\x02\x02\x02\x00"  # five_aces: AAAAA + a pair or two singles
+    b"\x02\x02\x02\x02\x00\x02\x00\x02"  # quads_trips
+    b"\x02\x02\x00\x00\x02\x02\x00\x02"  # quads_pair: QQQQ PP s
+    b"\x00\x00\x02\x02\x02\x02\x00\x02"  # quads: QQQQ s s s
+    b"\x02\x02\x02\x02\x00\x00\x02\x02"  # two_trips: TTT ttt s
+    b"\x02\x02\x00\x00\x00\x02\x02\x02"  # full_house_two_pairs: TTT PP pp
+    b"\x00\x02\x00\x00\x01\x00\x02\x02"  # full_house: TTT PP s s (T0 front fouls over a lower pair)
+    b"\x02\x02\x00\x00\x02\x02\x02\x02"  # three_pair: PP pp qq s
+    b"\x00\x00\x01\x00\x02\x02\x02\x02"  # two_pair: PP pp s s s
+    b"\x00\x00\x02\x02\x01\x00\x02\x02"  # trips: TTT s s s s
+    b"\x00\x00\x01\x01\x02\x02\x02\x02"  # one_pair: PP s s s s s
+    b"\x01\x00\x02\x02\x02\x02\x02\x02"  # no_pair
+)
+# The subjects each pick takes, as bits (1 << subject): a rule whose conditions name
+# them all may use a pick its class does not always have.
+_NEEDS = (1 << 5 | 1 << 6, 0xFF, 1 << 3, 1 << 4, 1 << 2, 1 << 2 | 1 << 5, 1 << 1, 0xFF)
+
+
+def _r(cls, name, conds, act, pick):
+    """One rule as 16 ints (for the published tables below, written once at first use)."""
+    out = [cls, name]
+    for i in range(4):
+        out += conds[i] if i < len(conds) else (0, 0, 0)
+    return out + [act, pick]
+
+
+# ---- the published ways ---------------------------------------------------------------
+# Each is bytes; gold_star(two_pair) builds the Gold Star ways from their two-pair rule.
+#
+# GOLD STAR: Gold Star School of Gaming, Las Vegas, "House Ways"
+# (http://www.goldstarschool.com/house-ways/): "the standard house ways we teach at our
+# dealing school for setting hands in Pai Gow Poker ... Most casino house ways are
+# standard, but they vary their 'two pair' rule, and it typically trumps other rules."
+# The bullet each rule encodes is quoted in docs/games.md (House ways) and cited by the
+# vectors (tests/vectors/houseway-*.vec). The readings pitboss chose where the page is
+# silent (three of a kind with a straight: the straights bullet; "pair/ace" only when
+# the straight cannot be kept with the ace in front) are those of issue 7, unchanged.
+_GOLD_STAR = (
+    # five aces: "If you have five aces and a pair of kings, then play five aces in back
+    # and kings in front." / "Split aces and play three aces in back and two in front."
+    (0, 20, ((3, 11, 11),), 1, 2), (0, 19, (), 1, 7),
+    # "Four of a kind and three of a kind: Play pair in front from the three of a kind."
+    (1, 18, (), 1, 4),
+    # "Four of a kind and a pair: Play pair in front."
+    (2, 17, (), 1, 2),
+    # "Four of a kind ... 2-6: Always keep together. 7-10: Split unless an ace or better
+    # can be played in front. J-A: Always split."
+    (3, 14, ((1, 0, 4),), 1, 0), (3, 15, ((1, 5, 8), (5, 12, 12)), 1, 0),
+    (3, 16, (), 1, 6),
+    # "Three of a kind twice: Play lowest trips in the back and highest pair in front."
+    (4, 7, (), 1, 4),
+    # "Full house with three of a kind and two pairs: Play the highest pair in front."
+    (5, 13, (), 1, 2),
+    # "Full house: ... If the full house includes a pair of twos and kickers are A-K,
+    # keep full house together." / "Play the three of a kind in back and pair up front."
+    (6, 12, ((3, 0, 0), (5, 12, 12), (6, 11, 11)), 1, 0), (6, 11, (), 1, 2),
+    # "Three pair: Play the highest pair in front."
+    (7, 4, (), 1, 2),
+    # two pair: the casino's two-pair rule goes here (gold_star())
+    # "Straights, flushes ...: With no pair: Play the way that will allow the highest
+    # two cards in front" (applied to three of a kind too: issue 7's reading), then
+    # "Three of a kind: Play three of a kind in back. If three aces, split them."
+    (9, 8, ((7, 1, 2),), 3, 0), (9, 6, ((2, 12, 12),), 1, 5), (9, 5, (), 1, 0),
+    # "With one pair: Play pair in the front if a straight or flush can be maintained in
+    # back. If pair is 10's+ and you have an ace, play pair/ace." then "One pair: Play
+    # the pair in back and the next two highest cards in the front."
+    (10, 9, ((7, 1, 2),), 2, 2), (10, 10, ((7, 1, 1), (3, 8, 11), (5, 12, 12)), 1, 0),
+    (10, 8, ((7, 1, 2),), 3, 0), (10, 1, (), 1, 0),
+    # "No pair: Play the highest card in the back and the next two highest in the front."
+    (11, 8, ((7, 1, 2),), 3, 0), (11, 0, (), 1, 1),
+)
+
+# Two-pair rules as data: for each rule, (conditions, keep): keep True puts both pairs
+# behind and the two highest singles in front, False splits (the lower pair in front,
+# the higher behind); the first whose conditions hold applies, the last has none.
+#
+# TRUMP PLAZA (the pitboss default since issue 7): Wizard of Odds, "Pai Gow Poker",
+# Appendix 2 (https://wizardofodds.com/games/pai-gow-poker/, "This is very typical. Most
+# other casinos use this exact rule or something similar"): low 2-6, medium 7-10, high
+# J-K. "Low pair and low pair: Split unless holding a king or better. Low and medium:
+# Split unless holding a king or better. Low and high: Split unless holding an ace.
+# Medium and medium: Split unless holding an ace. Medium and high: Always split. High and
+# high: Always split. Pair of aces and any other pair: Always split." It is expressed as
+# data by two_pair_rule() in paigow.py (the configurable "two_pair" of issue 7), which
+# compiles to this table.
+#
+# FRIXO: "Pai Gow Poker House Way", frixo.com (https://www.frixo.com/sbook/articles/
+# pai-gow-poker-house-way.asp): "Split Aces and any other pair between the two hands.
+# Always split a pair of face cards and any pair of 6s or higher. Never split two pairs
+# of 6s or lower. With any other combination of two pairs, split them when there is no
+# Ace; when there is an Ace, set it in the 2-card Low Hand and keep the two pair in the
+# 5-card High Hand." (The rest of that page's way is the Gold Star standard's in
+# substance; its text was not complete in the copy we read, so only the two-pair rule
+# is taken from it.)
+_FRIXO_2P = ((((3, 12, 12),), False), (((3, 9, 11), (4, 4, 11)), False),
+             (((3, 0, 4),), True), (((5, 12, 12),), True), ((), False))
+# ICB: "Pai Gow Poker Rules", i-casinobonus.com (https://www.i-casinobonus.com/
+# pai-gow-poker-rules/), 'House Way' Rules: "Two pair: Place to two pairs in the back.
+# However, in the following situations they should be split: If one pair consists of at
+# least sevens and there is no single ace. If you have a pair of jacks or better and 6's
+# or better and a single ace. If you have a pair of aces and any other pair." (Only the
+# two-pair rule is taken from it, as for frixo.)
+_ICB_2P = ((((3, 12, 12),), False), (((3, 9, 11), (4, 4, 11), (5, 12, 12)), False),
+           (((3, 5, 11), (5, 0, 11)), False), ((), True))
+# Trump Plaza as data (the same rule paigow.two_pair_rule(paigow.TRUMP_PLAZA) compiles):
+# low+low and low+medium kept with a king or better, low+high and medium+medium with an
+# ace; everything else split.
+_TRUMP_2P = ((((4, 0, 4), (3, 0, 4), (5, 11, 12)), True),
+             (((4, 0, 4), (3, 5, 8), (5, 11, 12)), True),
+             (((4, 0, 4), (3, 9, 11), (5, 12, 12)), True),
+             (((4, 5, 8), (3, 5, 8), (5, 12, 12)), True), ((), False))
+
+# FOXWOODS: Wizard of Odds, "Foxwoods Pai Gow Poker House Way"
+# (https://wizardofodds.com/games/pai-gow-poker/house-way/foxwoods/), bullet by bullet.
+_FOXWOODS = (
+    # "Five Aces: Place pair of Aces in front, unless a pair of Kings can be played in
+    # front."
+    (0, 20, ((3, 11, 11),), 1, 2), (0, 19, (), 1, 7),
+    # "Four of a Kind with a Pair (or Three of a Kind): Play the pair in front."
+    (1, 18, (), 1, 4), (2, 17, (), 1, 2),
+    # "Aces, Kings, Queens, Jacks: Always split. 10s, 9s, 8s, 7s: Play four of a kind in
+    # back if you can; put at least a King up front; otherwise split. 6s and below: never
+    # split."
+    (3, 16, ((1, 9, 12),), 1, 6), (3, 21, ((1, 5, 8), (5, 11, 12)), 1, 0),
+    (3, 16, ((1, 5, 8),), 1, 6), (3, 14, (), 1, 0),
+    # "Two Sets: Place pair from higher set in front."
+    (4, 7, (), 1, 4),
+    # "Full House: Put highest permissible pair in front." (trips + two pairs: the
+    # higher pair; the pair of the trips is never permissible: it fouls, see check())
+    (5, 13, (), 1, 2), (6, 11, (), 1, 2),
+    # "Three Pair: Place high pair in front."
+    (7, 4, (), 1, 2),
+    # "Two Pair: Big Pair is Aces, Kings, Queens, Jacks: Place small pair in front. Big
+    # Pair is 10s, 9s, 8s, 7s: Place both pair in back if you can: Put an Ace in front,
+    # otherwise split. Big Pair is 6s, 5s, 4s, 3s: Place both pair in back if you can:
+    # place a King or higher in front: otherwise split." "With Two Pair: Play according
+    # to two-pair strategy." (so no straight rule in this class)
+    (8, 2, ((3, 9, 12),), 1, 3), (8, 3, ((3, 5, 8), (5, 12, 12)), 1, 0),
+    (8, 3, ((3, 1, 4), (5, 11, 12)), 1, 0), (8, 2, (), 1, 3),
+    # "Straight, Flush, Straight Flush: ... With Three of a Kind: Place complete hand in
+    # back, pair in front." then "Three of a Kind: Aces: Place an Ace and the next
+    # highest card in front. Kings and below: Place three of a kind in back, two highest
+    # cards in front."
+    (9, 22, ((7, 1, 2),), 2, 4), (9, 8, ((7, 1, 2),), 3, 0), (9, 6, ((2, 12, 12),), 1, 5),
+    (9, 5, (), 1, 0),
+    # "With One Pair: Place highest possible two cards (pair or no pair) in front that
+    # will leave any complete hand in back. Exception: With an Ace and a pair of Kings,
+    # Queens, Jacks or 10s, play the Ace in front and pair in back if front hand can be
+    # improved." then "One Pair: Pair in back, highest two other cards in front."
+    (10, 10, ((7, 1, 2), (3, 8, 11), (5, 12, 12)), 4, 0), (10, 8, ((7, 1, 2),), 3, 0),
+    (10, 1, (), 1, 0),
+    # "With No Pair: Place the two highest cards in front that will leave any complete
+    # hand in back." then "No Pair: Place the second and third highest cards in front."
+    (11, 8, ((7, 1, 2),), 3, 0), (11, 0, (), 1, 1),
+)
+
+# The published ways by name, with their sources (docs/games.md, House ways).
+WAYS = ("gold-star", "foxwoods", "gold-star-frixo", "gold-star-icb")
+SOURCES = (
+    "Gold Star School of Gaming, House Ways (goldstarschool.com/house-ways/) with the "
+    "Trump Plaza two-pair rule (Wizard of Odds, Pai Gow Poker, Appendix 2)",
+    "Wizard of Odds, Foxwoods Pai Gow Poker House Way "
+    "(wizardofodds.com/games/pai-gow-poker/house-way/foxwoods/)",
+    "Gold Star School of Gaming, House Ways, with the two-pair rule of frixo.com, Pai Gow "
+    "Poker House Way (frixo.com/sbook/articles/pai-gow-poker-house-way.asp)",
+    "Gold Star School of Gaming, House Ways, with the two-pair rule of i-casinobonus.com, "
+    "Pai Gow Poker Rules, 'House Way' Rules (i-casinobonus.com/pai-gow-poker-rules/)",
+)
+_built = {}  # name -> bytes, built on first use (nothing is built at import)
+
+
+def _pack(rules):
+    out = bytearray()
+    for cls, name, conds, act, pick in rules:
+        out.extend(bytes(_r(cls, name, conds, act, pick)))
+    return bytes(out)
+
+
+def gold_star(two_pair):
+    """The Gold Star standard way with a two-pair rule: a sequence of (conditions, keep)
+    as _FRIXO_2P. Returns the way's bytes (not yet check()ed)."""
+    rules = []
+    for r in _GOLD_STAR:
+        if r[0] == 9 and rules[-1][0] < 9:  # the two-pair class goes before trips
+            for conds, keep in two_pair:
+                rules.append((8, 3 if keep else 2, conds, 1, 0 if keep else 3))
+        rules.append(r)
+    return _pack(rules)
+
+
+def way(name, two_pair=None):
+    """A published way by name, checked, as bytes. two_pair: the Gold Star way's
+    two-pair rule as (conditions, keep) pairs (paigow.two_pair_rule builds it)."""
+    if two_pair is not None:
+        if name != "gold-star":
+            raise Refused("bad_config", "two_pair applies to the gold-star way only, not "
+                          "%r (a way's two-pair rule is part of its table)" % (name,))
+        return check(gold_star(two_pair), name)
+    w = _built.get(name)
+    if w is None:
+        if name == "gold-star":
+            w = gold_star(_TRUMP_2P)
+        elif name == "foxwoods":
+            w = _pack(_FOXWOODS)
+        elif name == "gold-star-frixo":
+            w = gold_star(_FRIXO_2P)
+        elif name == "gold-star-icb":
+            w = gold_star(_ICB_2P)
+        else:
+            raise Refused("bad_config", "unknown house way %r (ways: %s, or a table: "
+                          "{'name': ..., 'rules': [[16 ints], ...]})"
+                          % (name, ", ".join(WAYS)))
+        w = check(w, name)
+        _built[name] = w
+    return w
+
+
+def from_config(v):
+    """house.way as configured: a published way's name, or a casino's own as data
+    {"name": str, "rules": [[16 small ints], ...]} (layout above). -> (name, bytes)."""
+    if isinstance(v, str):
+        return v, way(v)
+    if not isinstance(v, dict) or not isinstance(v.get("rules"), (list, tuple)):
+        raise Refused("bad_config", "house way must be one of %s or a dict with 'name' "
+                      "and 'rules' (lists of 16 ints), got %r" % (", ".join(WAYS), v))
+    name = v.get("name", "custom")
+    if not isinstance(name, str):
+        raise Refused("bad_config", "house way name must be a string, got %r" % (name,))
+    for k in v:
+        if k not in ("name", "rules", "source"):
+            raise Refused("bad_config", "house way %s has no setting %r" % (name, k))
+    out = bytearray()
+    for i, r in enumerate(v["rules"]):
+        if not isinstance(r, (list, tuple)) or len(r) != _SIZE:
+            raise Refused("bad_config", "house way %s rule %d must be 16 ints, got %r"
+                          % (name, i + 1, r))
+        for x in r:
+            if type(x) is not int or not 0 <= x <= 255:
+                raise Refused("bad_config", "house way %s rule %d: %r is not an int in "
+                              "0..255" % (name, i + 1, x))
+        out.extend(bytes(r))
+    return name, check(bytes(out), name)
+
+
+def check(w, name="custom"):
+    """Refuse (bad_config, naming the class) a way that can foul, or that leaves a hand of
+    some class without a setting; returns w. The same check on the host and the board."""
+    if not isinstance(w, (bytes, bytearray)) or not w or len(w) % _SIZE:
+        raise Refused("bad_config", "house way %s: rules must be 16 bytes each" % name)
+    last = bytearray(b"\xff" * _NCLASS)  # each class's last rule
+    for i in range(0, len(w), _SIZE):
+        n = i // _SIZE + 1
+        cls = w[i]
+        if cls >= _NCLASS:
+            raise Refused("bad_config", "house way %s rule %d: no hand class %d (classes "
+                          "0..11: %s)" % (name, n, cls, ", ".join(CLASSES)))
+        cname = CLASSES[cls]
+        if w[i + 1] >= len(NAMES):
+            raise Refused("bad_config", "house way %s rule %d (%s): no rule name %d"
+                          % (name, n, cname, w[i + 1]))
+        named = 0
+        for j in range(2, 14, 3):
+            s, lo, hi = w[i + j], w[i + j + 1], w[i + j + 2]
+            if s >= _NSUBJ or lo > hi or hi > (2 if s == 7 else 12):
+                raise Refused("bad_config", "house way %s rule %d (%s): bad condition "
+                              "%d %d..%d" % (name, n, cname, s, lo, hi))
+            if s:
+                named |= 1 << s
+        act, pick = w[i + 14], w[i + 15]
+        if not 1 <= act <= 4 or pick >= _NPICK:
+            raise Refused("bad_config", "house way %s rule %d (%s): bad action %d or "
+                          "pick %d" % (name, n, cname, act, pick))
+        if act != 3:  # SF_BEST names no ranks
+            how = _PICKABLE[cls * _NPICK + pick]
+            if how == 2 and named & _NEEDS[pick] != _NEEDS[pick]:
+                raise Refused("bad_config", "house way %s leaves class %s without a "
+                              "setting: rule %d puts %s in front, which a %s hand may "
+                              "not hold" % (name, cname, n, PICKS[pick], cname))
+            if how == 1 and act != 2:
+                raise Refused("bad_config", "house way %s can foul in class %s: rule %d "
+                              "puts %s in front" % (name, cname, n, PICKS[pick]))
+            if act == 2 and pick not in (2, 3, 4, 6, 7):
+                raise Refused("bad_config", "house way %s rule %d (%s): sf_pair needs a "
+                              "pair pick, got %s" % (name, n, cname, PICKS[pick]))
+        last[cls] = i // _SIZE
+    for c in range(_NCLASS):
+        if last[c] == 255:
+            raise Refused("bad_config", "house way %s leaves class %s without a setting "
+                          "(no rule)" % (name, CLASSES[c]))
+        i = last[c] * _SIZE
+        if w[i + 14] != 1 or w[i + 2] or w[i + 5] or w[i + 8] or w[i + 11]:
+            raise Refused("bad_config", "house way %s leaves class %s without a setting "
+                          "for some hands (its last rule must be an unconditional "
+                          "'front')" % (name, CLASSES[c]))
+    return w
