@@ -19,6 +19,7 @@ from pitboss import evaluator
 from pitboss.cards import JOKER, RANKS, name, parse_hand
 from pitboss.compat import const
 from pitboss.errors import Refused
+from pitboss.games import houseways
 from pitboss.profiles import HIGH, PAIR, STRAIGHT, get
 
 _ACE = const(12)  # rank index (deuce = 0); the joker counts here (PR A)
@@ -129,7 +130,6 @@ def two_pair_rule(cfg=None):
             conds.append((5 + i, _rank_char(label, k, v[i]), _ACE))
         rules.append((conds, True))
     rules.append(((), False))
-    from pitboss.games import houseways
     return houseways.way("gold-star", rules)
 
 
@@ -137,7 +137,6 @@ def default_way():
     """The default house way: Gold Star with the Trump Plaza two-pair rule."""
     global _default_two_pair
     if _default_two_pair is None:
-        from pitboss.games import houseways
         _default_two_pair = houseways.way("gold-star")
     return _default_two_pair
 
@@ -422,12 +421,7 @@ def house_way(p, cards, way=None):
         raise RuntimeError("house way gave no legal setting for %s (class %d)"
                            % (" ".join(name(c) for c in cards), cls))
     high, lo = _setting(cards, k)
-    return high, lo, _rule_name(name_)
-
-
-def _rule_name(n):
-    from pitboss.games import houseways
-    return houseways.NAMES[n]
+    return high, lo, houseways.NAMES[name_]
 
 
 def _act(p, cards, act, pick, v, trips, pairs, singles):
@@ -698,7 +692,6 @@ def house(p, given):
         h["two_pair"] = given.get("two_pair", TRUMP_PLAZA)
         h["_way"] = two_pair_rule(h["two_pair"]) if "two_pair" in given else default_way()
     else:
-        from pitboss.games import houseways
         h["way"], h["_way"] = houseways.from_config(way)
     return h
 
