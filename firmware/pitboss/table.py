@@ -68,7 +68,8 @@ def _config(config):
                        % (k, game, ", ".join(g.HOUSE) or "none"))
     return {"game": game, "module": g, "profile": p, "seats": seats,
             "house": g.house(p, given),
-            "paytables": paytables.resolve(g.PAYTABLES, config.get("paytables"))}
+            "paytables": paytables.resolve(g.PAYTABLES, config.get("paytables")),
+            "unverified": paytables.unverified(g.PAYTABLES, config.get("paytables"))}
 
 
 def _who(r):
@@ -120,6 +121,11 @@ class Table:
         return self._c["paytables"]
 
     @property
+    def unverified(self):
+        """The unverified default paytables in use ("KIND NAME"; paytables.unverified)."""
+        return self._c["unverified"]
+
+    @property
     def rng(self):
         return self._rng
 
@@ -162,6 +168,10 @@ class Table:
         pt = {}
         for k in self._c["paytables"]:
             pt[k] = paytables.as_config(self._c["paytables"][k])
+        for u in self._c["unverified"]:
+            # an unverified default by its name (so a restored table stays one)
+            k, _, n = u.partition(" ")
+            pt[k] = n
         return {"game": self.game, "seats": self._c["seats"], "house": h,
                 "paytables": pt}
 

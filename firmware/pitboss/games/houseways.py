@@ -37,8 +37,6 @@ _NPICK = const(8)
 CLASSES = ("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
            "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
            "one_pair", "no_pair")
-SUBJECTS = ("-", "Q", "T0", "P0", "PL", "S0", "S1", "SF")
-ACTIONS = ("-", "front", "sf_pair", "sf_best", "front_if_better")
 PICKS = ("S0 S1", "S1 S2", "P0", "PL", "T0", "T0 S0", "Q", "A A")
 # Rule names reported with each setting (the first 24 are the ones pitboss reported
 # before ways were data: results and tests keep citing them).
