@@ -276,6 +276,10 @@ class LocalTarget:
     def commands(self, lines):
         return [self.app.ctl.command(ln) for ln in lines]
 
+    def screen(self):
+        """The simulated SSD1306's own display RAM: what the driver's I2C writes drew."""
+        return bytes(self._hw.display_device().ram)
+
     def round(self, before, frames, after):
         out = self.commands(before)
         self._hw.shoe_uart().feed(frames)
