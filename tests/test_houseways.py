@@ -62,10 +62,32 @@ def test_a_casinos_own_way_is_data():
     # Foxwoods submitted as data plays as Foxwoods
     own = {"name": "our-casino", "rules": rows(houseways.way("foxwoods"))}
     t = _table(own)
-    assert t.house["way"] == "our-casino"
+    assert t.house["_name"] == "our-casino" and t.config()["house"]["way"] == own
     cards = parse_hand("9s 9d 9c 2h 2d As Kc")
     assert paigow.house_way(P, cards, t.house["_way"])[1:] == \
         paigow.house_way(P, cards, houseways.way("foxwoods"))[1:]
+
+
+def test_a_casinos_own_way_survives_a_power_cycle(tmp_path):
+    from host_tools.auth import KeyStore
+    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    # a casino's own two-pair rule (here i-casinobonus's) on the Gold Star way: an
+    # authenticated command holds at most 512 characters, a whole way does not fit
+    icb = houseways.way("gold-star-icb")
+    own = {"name": "our-casino", "base": "gold-star",
+           "rules": [r for r in rows(icb) if r[0] == 8]}
+    t = LocalTarget(str(tmp_path / "flash"))
+    conf = Configurator(t, "hw", KeyStore(str(tmp_path / "keys")))
+    conf.provision()
+    assert conf.configure("pr-pai-gow", 2, {"house": {"way": own}})["ok"]
+    list(play_rounds(t, "pr-pai-gow", 2, 1, seed=5))
+    t2 = LocalTarget(t.root)  # the configuration comes back from the journal
+    st = t2.commands(["status"])[0]
+    assert st["phase"] == "settled" and not st["tilts"], st
+    got = rows(t2.app.ctl.table.house["_way"])
+    for c in range(12):  # the same rules in the same order, class by class
+        assert [r for r in got if r[0] == c] == [r for r in rows(icb) if r[0] == c]
+    list(play_rounds(t2, "pr-pai-gow", 2, 1, seed=6))
 
 
 def _refused(rules):

@@ -275,7 +275,11 @@ def way(name, two_pair=None):
 
 def from_config(v):
     """house.way as configured: a published way's name, or a casino's own as data
-    {"name": str, "rules": [[16 small ints], ...]} (layout above). -> (name, bytes)."""
+    {"name": str, "rules": [[16 small ints], ...]} (layout above), optionally with
+    "base": a published way whose rules it keeps for every class the given rules do not
+    mention (an authenticated command is at most 512 characters: a whole way of ~25
+    rules does not fit one, a casino's own two-pair rule on a published way does).
+    -> (name, bytes)."""
     if isinstance(v, str):
         return v, way(v)
     if not isinstance(v, dict) or not isinstance(v.get("rules"), (list, tuple)):
@@ -285,7 +289,7 @@ def from_config(v):
     if not isinstance(name, str):
         raise Refused("bad_config", "house way name must be a string, got %r" % (name,))
     for k in v:
-        if k not in ("name", "rules", "source"):
+        if k not in ("name", "rules", "source", "base"):
             raise Refused("bad_config", "house way %s has no setting %r" % (name, k))
     out = bytearray()
     for i, r in enumerate(v["rules"]):
@@ -297,6 +301,18 @@ def from_config(v):
                 raise Refused("bad_config", "house way %s rule %d: %r is not an int in "
                               "0..255" % (name, i + 1, x))
         out.extend(bytes(r))
+    base = v.get("base")
+    if base is not None:
+        if not isinstance(base, str):
+            raise Refused("bad_config", "house way %s: base must be a published way's "
+                          "name (%s), got %r" % (name, ", ".join(WAYS), base))
+        b = way(base)
+        mine = set(out[i] for i in range(0, len(out), _SIZE))
+        kept = bytearray()
+        for i in range(0, len(b), _SIZE):
+            if b[i] not in mine:
+                kept.extend(b[i:i + _SIZE])
+        out = kept + out
     return name, check(bytes(out), name)
 
 

@@ -692,7 +692,10 @@ def house(p, given):
         h["two_pair"] = given.get("two_pair", TRUMP_PLAZA)
         h["_way"] = two_pair_rule(h["two_pair"]) if "two_pair" in given else default_way()
     else:
-        h["way"], h["_way"] = houseways.from_config(way)
+        # kept as configured (a name, or a casino's own rules): a restored or replayed
+        # configuration must build the same way again
+        h["_name"], h["_way"] = houseways.from_config(way)
+        h["way"] = way
     return h
 
 
