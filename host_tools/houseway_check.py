@@ -17,6 +17,20 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import hostfast, process_pool
 
 PROFILES = ("pr-pai-gow", "pr-pai-gow-a5-low")
+# The source of each published way (firmware/pitboss/games/houseways.py WAYS, same order;
+# kept here, off the chip's heap; docs/games.md, House ways, has the table).
+SOURCES = (
+    "Gold Star School of Gaming, House Ways (goldstarschool.com/house-ways/) with the "
+    "Trump Plaza two-pair rule (Wizard of Odds, Pai Gow Poker, Appendix 2)",
+    "Wizard of Odds, Foxwoods Pai Gow Poker House Way "
+    "(wizardofodds.com/games/pai-gow-poker/house-way/foxwoods/)",
+    "Gold Star School of Gaming, House Ways, with the two-pair rule of frixo.com, Pai Gow "
+    "Poker House Way (frixo.com/sbook/articles/pai-gow-poker-house-way.asp)",
+    "Gold Star School of Gaming, House Ways, with the two-pair rule of i-casinobonus.com, "
+    "Pai Gow Poker Rules, 'House Way' Rules (i-casinobonus.com/pai-gow-poker-rules/)",
+)
+# What each pick of a rule puts in front (houseways.py, rule byte 15): for messages here.
+PICKS = ("S0 S1", "S1 S2", "P0", "PL", "T0", "T0 S0", "Q", "A A")
 _JOKER = 52
 
 

@@ -37,7 +37,6 @@ _NPICK = const(8)
 CLASSES = ("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
            "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
            "one_pair", "no_pair")
-PICKS = ("S0 S1", "S1 S2", "P0", "PL", "T0", "T0 S0", "Q", "A A")
 # Rule names reported with each setting (the first 24 are the ones pitboss reported
 # before ways were data: results and tests keep citing them).
 NAMES = ("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair", "trips",
@@ -212,18 +211,9 @@ _FOXWOODS = (
     (11, 8, ((7, 1, 2),), 3, 0), (11, 0, (), 1, 1),
 )
 
-# The published ways by name, with their sources (docs/games.md, House ways).
+# The published ways by name (their sources: the comments above, docs/games.md and
+# host_tools/houseway_check.SOURCES; the text stays off the chip's heap).
 WAYS = ("gold-star", "foxwoods", "gold-star-frixo", "gold-star-icb")
-SOURCES = (
-    "Gold Star School of Gaming, House Ways (goldstarschool.com/house-ways/) with the "
-    "Trump Plaza two-pair rule (Wizard of Odds, Pai Gow Poker, Appendix 2)",
-    "Wizard of Odds, Foxwoods Pai Gow Poker House Way "
-    "(wizardofodds.com/games/pai-gow-poker/house-way/foxwoods/)",
-    "Gold Star School of Gaming, House Ways, with the two-pair rule of frixo.com, Pai Gow "
-    "Poker House Way (frixo.com/sbook/articles/pai-gow-poker-house-way.asp)",
-    "Gold Star School of Gaming, House Ways, with the two-pair rule of i-casinobonus.com, "
-    "Pai Gow Poker Rules, 'House Way' Rules (i-casinobonus.com/pai-gow-poker-rules/)",
-)
 _built = {}  # name -> bytes, built on first use (nothing is built at import)
 
 
@@ -348,14 +338,14 @@ def check(w, name="custom"):
             how = _PICKABLE[cls * _NPICK + pick]
             if how == 2 and named & _NEEDS[pick] != _NEEDS[pick]:
                 raise Refused("bad_config", "house way %s leaves class %s without a "
-                              "setting: rule %d puts %s in front, which a %s hand may "
-                              "not hold" % (name, cname, n, PICKS[pick], cname))
+                              "setting: rule %d puts pick %d in front, which a %s hand "
+                              "may not hold" % (name, cname, n, pick, cname))
             if how == 1 and act != 2:
                 raise Refused("bad_config", "house way %s can foul in class %s: rule %d "
-                              "puts %s in front" % (name, cname, n, PICKS[pick]))
+                              "puts pick %d in front" % (name, cname, n, pick))
             if act == 2 and pick not in (2, 3, 4, 6, 7):
                 raise Refused("bad_config", "house way %s rule %d (%s): sf_pair needs a "
-                              "pair pick, got %s" % (name, n, cname, PICKS[pick]))
+                              "pair pick (2, 3, 4, 6, 7), got %d" % (name, n, cname, pick))
         last[cls] = i // _SIZE
     for c in range(_NCLASS):
         if last[c] == 255:
