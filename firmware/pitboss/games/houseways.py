@@ -74,7 +74,8 @@ _NEEDS = (1 << 5 | 1 << 6, 0xFF, 1 << 3, 1 << 4, 1 << 2, 1 << 2 | 1 << 5, 1 << 1
 
 
 def _r(cls, name, conds, act, pick):
-    """One rule as 16 ints (for the published tables below, written once at first use)."""
+    """One rule as 16 ints from (class, name, [(subject, lo, hi), ...], action, pick):
+    how paigow.two_pair_rule() writes issue 7's configurable two-pair rule."""
     out = [cls, name]
     for i in range(4):
         out += conds[i] if i < len(conds) else (0, 0, 0)
@@ -82,7 +83,8 @@ def _r(cls, name, conds, act, pick):
 
 
 # ---- the published ways ---------------------------------------------------------------
-# Each is bytes; gold_star(two_pair) builds the Gold Star ways from their two-pair rule.
+# Each is a bytes constant, one rule of 16 bytes a line (the layout above); gold_star()
+# puts another two-pair rule into the Gold Star way.
 #
 # GOLD STAR: Gold Star School of Gaming, Las Vegas, "House Ways"
 # (http://www.goldstarschool.com/house-ways/): "the standard house ways we teach at our
@@ -95,41 +97,56 @@ def _r(cls, name, conds, act, pick):
 _GOLD_STAR = (
     # five aces: "If you have five aces and a pair of kings, then play five aces in back
     # and kings in front." / "Split aces and play three aces in back and two in front."
-    (0, 20, ((3, 11, 11),), 1, 2), (0, 19, (), 1, 7),
+    b"\x00\x14\x03\x0b\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
+    b"\x00\x13\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x07"
     # "Four of a kind and three of a kind: Play pair in front from the three of a kind."
-    (1, 18, (), 1, 4),
+    b"\x01\x12\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x04"
     # "Four of a kind and a pair: Play pair in front."
-    (2, 17, (), 1, 2),
+    b"\x02\x11\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
     # "Four of a kind ... 2-6: Always keep together. 7-10: Split unless an ace or better
     # can be played in front. J-A: Always split."
-    (3, 14, ((1, 0, 4),), 1, 0), (3, 15, ((1, 5, 8), (5, 12, 12)), 1, 0),
-    (3, 16, (), 1, 6),
+    b"\x03\x0e\x01\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
+    b"\x03\x0f\x01\x05\x08\x05\x0c\x0c\x00\x00\x00\x00\x00\x00\x01\x00"
+    b"\x03\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x06"
     # "Three of a kind twice: Play lowest trips in the back and highest pair in front."
-    (4, 7, (), 1, 4),
+    b"\x04\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x04"
     # "Full house with three of a kind and two pairs: Play the highest pair in front."
-    (5, 13, (), 1, 2),
+    b"\x05\x0d\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
     # "Full house: ... If the full house includes a pair of twos and kickers are A-K,
     # keep full house together." / "Play the three of a kind in back and pair up front."
-    (6, 12, ((3, 0, 0), (5, 12, 12), (6, 11, 11)), 1, 0), (6, 11, (), 1, 2),
+    b"\x06\x0c\x03\x00\x00\x05\x0c\x0c\x06\x0b\x0b\x00\x00\x00\x01\x00"
+    b"\x06\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
     # "Three pair: Play the highest pair in front."
-    (7, 4, (), 1, 2),
-    # two pair: the casino's two-pair rule goes here (gold_star())
+    b"\x07\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
+    # two pair: the casino's two-pair rule, here Trump Plaza's (see below; the
+    # other Gold Star ways and issue 7's configurable rule replace these: _with())
+    b"\x08\x03\x04\x00\x04\x03\x00\x04\x05\x0b\x0c\x00\x00\x00\x01\x00"
+    b"\x08\x03\x04\x00\x04\x03\x05\x08\x05\x0b\x0c\x00\x00\x00\x01\x00"
+    b"\x08\x03\x04\x00\x04\x03\x09\x0b\x05\x0c\x0c\x00\x00\x00\x01\x00"
+    b"\x08\x03\x04\x05\x08\x03\x05\x08\x05\x0c\x0c\x00\x00\x00\x01\x00"
+    b"\x08\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
     # "Straights, flushes ...: With no pair: Play the way that will allow the highest
     # two cards in front" (applied to three of a kind too: issue 7's reading), then
     # "Three of a kind: Play three of a kind in back. If three aces, split them."
-    (9, 8, ((7, 1, 2),), 3, 0), (9, 6, ((2, 12, 12),), 1, 5), (9, 5, (), 1, 0),
+    b"\x09\x08\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00"
+    b"\x09\x06\x02\x0c\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x05"
+    b"\x09\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
     # "With one pair: Play pair in the front if a straight or flush can be maintained in
     # back. If pair is 10's+ and you have an ace, play pair/ace." then "One pair: Play
     # the pair in back and the next two highest cards in the front."
-    (10, 9, ((7, 1, 2),), 2, 2), (10, 10, ((7, 1, 1), (3, 8, 11), (5, 12, 12)), 1, 0),
-    (10, 8, ((7, 1, 2),), 3, 0), (10, 1, (), 1, 0),
+    b"\x0a\x09\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02"
+    b"\x0a\x0a\x07\x01\x01\x03\x08\x0b\x05\x0c\x0c\x00\x00\x00\x01\x00"
+    b"\x0a\x08\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00"
+    b"\x0a\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
     # "No pair: Play the highest card in the back and the next two highest in the front."
-    (11, 8, ((7, 1, 2),), 3, 0), (11, 0, (), 1, 1),
+    b"\x0b\x08\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00"
+    b"\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01"
 )
 
-# Two-pair rules as data: for each rule, (conditions, keep): keep True puts both pairs
-# behind and the two highest singles in front, False splits (the lower pair in front,
-# the higher behind); the first whose conditions hold applies, the last has none.
+# Two-pair rules (class 8 only: _with() puts them in place of the Gold Star way's): a
+# rule named two_pair_keep (3) puts the two highest singles in front, both pairs behind;
+# two_pair_split (2) the lower pair in front; the first whose conditions hold applies,
+# the last has none.
 #
 # TRUMP PLAZA (the pitboss default since issue 7): Wizard of Odds, "Pai Gow Poker",
 # Appendix 2 (https://wizardofodds.com/games/pai-gow-poker/, "This is very typical. Most
@@ -149,66 +166,82 @@ _GOLD_STAR = (
 # 5-card High Hand." (The rest of that page's way is the Gold Star standard's in
 # substance; its text was not complete in the copy we read, so only the two-pair rule
 # is taken from it.)
-_FRIXO_2P = ((((3, 12, 12),), False), (((3, 9, 11), (4, 4, 11)), False),
-             (((3, 0, 4),), True), (((5, 12, 12),), True), ((), False))
+_FRIXO_2P = (
+    b"\x08\x02\x03\x0c\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
+    b"\x08\x02\x03\x09\x0b\x04\x04\x0b\x00\x00\x00\x00\x00\x00\x01\x03"
+    b"\x08\x03\x03\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
+    b"\x08\x03\x05\x0c\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
+    b"\x08\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
+)
 # ICB: "Pai Gow Poker Rules", i-casinobonus.com (https://www.i-casinobonus.com/
 # pai-gow-poker-rules/), 'House Way' Rules: "Two pair: Place to two pairs in the back.
 # However, in the following situations they should be split: If one pair consists of at
 # least sevens and there is no single ace. If you have a pair of jacks or better and 6's
 # or better and a single ace. If you have a pair of aces and any other pair." (Only the
 # two-pair rule is taken from it, as for frixo.)
-_ICB_2P = ((((3, 12, 12),), False), (((3, 9, 11), (4, 4, 11), (5, 12, 12)), False),
-           (((3, 5, 11), (5, 0, 11)), False), ((), True))
-# Trump Plaza as data (the same rule paigow.two_pair_rule(paigow.TRUMP_PLAZA) compiles):
-# low+low and low+medium kept with a king or better, low+high and medium+medium with an
-# ace; everything else split.
-_TRUMP_2P = ((((4, 0, 4), (3, 0, 4), (5, 11, 12)), True),
-             (((4, 0, 4), (3, 5, 8), (5, 11, 12)), True),
-             (((4, 0, 4), (3, 9, 11), (5, 12, 12)), True),
-             (((4, 5, 8), (3, 5, 8), (5, 12, 12)), True), ((), False))
+_ICB_2P = (
+    b"\x08\x02\x03\x0c\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
+    b"\x08\x02\x03\x09\x0b\x04\x04\x0b\x05\x0c\x0c\x00\x00\x00\x01\x03"
+    b"\x08\x02\x03\x05\x0b\x05\x00\x0b\x00\x00\x00\x00\x00\x00\x01\x03"
+    b"\x08\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
+)
+# (Trump Plaza's rule is in _GOLD_STAR above: paigow.two_pair_rule(paigow.TRUMP_PLAZA)
+# compiles to the same bytes; low+low and low+medium kept with a king or better,
+# low+high and medium+medium with an ace; everything else split.)
 
 # FOXWOODS: Wizard of Odds, "Foxwoods Pai Gow Poker House Way"
 # (https://wizardofodds.com/games/pai-gow-poker/house-way/foxwoods/), bullet by bullet.
 _FOXWOODS = (
     # "Five Aces: Place pair of Aces in front, unless a pair of Kings can be played in
     # front."
-    (0, 20, ((3, 11, 11),), 1, 2), (0, 19, (), 1, 7),
+    b"\x00\x14\x03\x0b\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
+    b"\x00\x13\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x07"
     # "Four of a Kind with a Pair (or Three of a Kind): Play the pair in front."
-    (1, 18, (), 1, 4), (2, 17, (), 1, 2),
+    b"\x01\x12\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x04"
+    b"\x02\x11\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
     # "Aces, Kings, Queens, Jacks: Always split. 10s, 9s, 8s, 7s: Play four of a kind in
     # back if you can; put at least a King up front; otherwise split. 6s and below: never
     # split."
-    (3, 16, ((1, 9, 12),), 1, 6), (3, 21, ((1, 5, 8), (5, 11, 12)), 1, 0),
-    (3, 16, ((1, 5, 8),), 1, 6), (3, 14, (), 1, 0),
+    b"\x03\x10\x01\x09\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x06"
+    b"\x03\x15\x01\x05\x08\x05\x0b\x0c\x00\x00\x00\x00\x00\x00\x01\x00"
+    b"\x03\x10\x01\x05\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x06"
+    b"\x03\x0e\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
     # "Two Sets: Place pair from higher set in front."
-    (4, 7, (), 1, 4),
+    b"\x04\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x04"
     # "Full House: Put highest permissible pair in front." (trips + two pairs: the
     # higher pair; the pair of the trips is never permissible: it fouls, see check())
-    (5, 13, (), 1, 2), (6, 11, (), 1, 2),
+    b"\x05\x0d\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
+    b"\x06\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
     # "Three Pair: Place high pair in front."
-    (7, 4, (), 1, 2),
+    b"\x07\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
     # "Two Pair: Big Pair is Aces, Kings, Queens, Jacks: Place small pair in front. Big
     # Pair is 10s, 9s, 8s, 7s: Place both pair in back if you can: Put an Ace in front,
     # otherwise split. Big Pair is 6s, 5s, 4s, 3s: Place both pair in back if you can:
     # place a King or higher in front: otherwise split." "With Two Pair: Play according
     # to two-pair strategy." (so no straight rule in this class)
-    (8, 2, ((3, 9, 12),), 1, 3), (8, 3, ((3, 5, 8), (5, 12, 12)), 1, 0),
-    (8, 3, ((3, 1, 4), (5, 11, 12)), 1, 0), (8, 2, (), 1, 3),
+    b"\x08\x02\x03\x09\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
+    b"\x08\x03\x03\x05\x08\x05\x0c\x0c\x00\x00\x00\x00\x00\x00\x01\x00"
+    b"\x08\x03\x03\x01\x04\x05\x0b\x0c\x00\x00\x00\x00\x00\x00\x01\x00"
+    b"\x08\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
     # "Straight, Flush, Straight Flush: ... With Three of a Kind: Place complete hand in
     # back, pair in front." then "Three of a Kind: Aces: Place an Ace and the next
     # highest card in front. Kings and below: Place three of a kind in back, two highest
     # cards in front."
-    (9, 22, ((7, 1, 2),), 2, 4), (9, 8, ((7, 1, 2),), 3, 0), (9, 6, ((2, 12, 12),), 1, 5),
-    (9, 5, (), 1, 0),
+    b"\x09\x16\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x04"
+    b"\x09\x08\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00"
+    b"\x09\x06\x02\x0c\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x05"
+    b"\x09\x05\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
     # "With One Pair: Place highest possible two cards (pair or no pair) in front that
     # will leave any complete hand in back. Exception: With an Ace and a pair of Kings,
     # Queens, Jacks or 10s, play the Ace in front and pair in back if front hand can be
     # improved." then "One Pair: Pair in back, highest two other cards in front."
-    (10, 10, ((7, 1, 2), (3, 8, 11), (5, 12, 12)), 4, 0), (10, 8, ((7, 1, 2),), 3, 0),
-    (10, 1, (), 1, 0),
+    b"\x0a\x0a\x07\x01\x02\x03\x08\x0b\x05\x0c\x0c\x00\x00\x00\x04\x00"
+    b"\x0a\x08\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00"
+    b"\x0a\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
     # "With No Pair: Place the two highest cards in front that will leave any complete
     # hand in back." then "No Pair: Place the second and third highest cards in front."
-    (11, 8, ((7, 1, 2),), 3, 0), (11, 0, (), 1, 1),
+    b"\x0b\x08\x07\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00"
+    b"\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01"
 )
 
 # The published ways by name (their sources: the comments above, docs/games.md and
@@ -217,23 +250,33 @@ WAYS = ("gold-star", "foxwoods", "gold-star-frixo", "gold-star-icb")
 _built = {}  # name -> bytes, built on first use (nothing is built at import)
 
 
-def _pack(rules):
+def _with(base, mine):
+    """Way `base` with its rules for the classes `mine` holds rules for replaced by
+    `mine` (where the first of them stood): a way's order matters only within a class."""
+    classes = set(mine[i] for i in range(0, len(mine), _SIZE))
     out = bytearray()
-    for cls, name, conds, act, pick in rules:
-        out.extend(bytes(_r(cls, name, conds, act, pick)))
+    done = False
+    for i in range(0, len(base), _SIZE):
+        if base[i] in classes:
+            if not done:
+                out.extend(mine)
+                done = True
+        else:
+            out.extend(base[i:i + _SIZE])
+    if not done:
+        out.extend(mine)
     return bytes(out)
 
 
 def gold_star(two_pair):
-    """The Gold Star standard way with a two-pair rule: a sequence of (conditions, keep)
-    as _FRIXO_2P. Returns the way's bytes (not yet check()ed)."""
-    rules = []
-    for r in _GOLD_STAR:
-        if r[0] == 9 and rules[-1][0] < 9:  # the two-pair class goes before trips
-            for conds, keep in two_pair:
-                rules.append((8, 3 if keep else 2, conds, 1, 0 if keep else 3))
-        rules.append(r)
-    return _pack(rules)
+    """The Gold Star way with another two-pair rule, given as (conditions, keep) pairs:
+    keep True puts both pairs behind and the two highest singles in front, False splits
+    (the lower pair in front); the first whose conditions hold applies, the last has
+    none. Returns the way's bytes (not yet check()ed)."""
+    mine = bytearray()
+    for conds, keep in two_pair:
+        mine.extend(bytes(_r(8, 3 if keep else 2, conds, 1, 0 if keep else 3)))
+    return _with(_GOLD_STAR, mine)
 
 
 def way(name, two_pair=None):
@@ -247,13 +290,13 @@ def way(name, two_pair=None):
     w = _built.get(name)
     if w is None:
         if name == "gold-star":
-            w = gold_star(_TRUMP_2P)
+            w = _GOLD_STAR
         elif name == "foxwoods":
-            w = _pack(_FOXWOODS)
+            w = _FOXWOODS
         elif name == "gold-star-frixo":
-            w = gold_star(_FRIXO_2P)
+            w = _with(_GOLD_STAR, _FRIXO_2P)
         elif name == "gold-star-icb":
-            w = gold_star(_ICB_2P)
+            w = _with(_GOLD_STAR, _ICB_2P)
         else:
             raise Refused("bad_config", "unknown house way %r (ways: %s, or a table: "
                           "{'name': ..., 'rules': [[16 ints], ...]})"
@@ -296,13 +339,7 @@ def from_config(v):
         if not isinstance(base, str):
             raise Refused("bad_config", "house way %s: base must be a published way's "
                           "name (%s), got %r" % (name, ", ".join(WAYS), base))
-        b = way(base)
-        mine = set(out[i] for i in range(0, len(out), _SIZE))
-        kept = bytearray()
-        for i in range(0, len(b), _SIZE):
-            if b[i] not in mine:
-                kept.extend(b[i:i + _SIZE])
-        out = kept + out
+        out = _with(way(base), out)
     return name, check(bytes(out), name)
 
 
