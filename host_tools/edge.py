@@ -241,7 +241,7 @@ def _sample_chunk(job):
         from pitboss.games import houseways, paigow
         p = profiles.get(game)
         lp = paigow.low()
-        name, way = houseways.from_config(cfg.get("house_way", "gold-star"))
+        way = houseways.way(cfg.get("house_way", "gold-star"))
         deck = list(range(53))
         for _ in range(n):
             c = rnd.sample(deck, 14)

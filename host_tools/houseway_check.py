@@ -108,7 +108,7 @@ def run(ways=None, hands=1000000, workers=None, progress=None, patterns_every=1)
     {profile: {way: {"hands": n, "fouls": n, "examples": [...]}}}."""
     from pitboss.games import houseways
 
-    ways = list(ways or houseways.WAYS)
+    ways = list(ways or houseways._WAYS)
     workers = workers or os.cpu_count() or 1
     npat = len(rank_patterns())
     jobs = []

@@ -26,18 +26,18 @@ def rows(w):
 
 
 def test_every_published_way_passes_the_check_and_is_cited():
-    assert len(houseways.WAYS) >= 4 and len(houseway_check.SOURCES) == len(houseways.WAYS)
-    for name in houseways.WAYS:
+    assert len(houseways._WAYS) >= 4 and len(houseway_check.SOURCES) == len(houseways._WAYS)
+    for name in houseways._WAYS:
         w = houseways.way(name)
         assert houseways.check(w, name) is w
         for c in range(12):  # every class has rules
-            assert any(r[0] == c for r in rows(w)), (name, houseways.CLASSES[c])
+            assert any(r[0] == c for r in rows(w)), (name, houseways._CLASSES[c])
 
 
 def test_trump_plaza_two_pair_rule_is_the_gold_star_table():
     # issue 7's configurable rule, compiled, is the default table: same bytes
     assert paigow.two_pair_rule(paigow.TRUMP_PLAZA) == houseways.way("gold-star")
-    assert paigow.default_way() == houseways.way("gold-star")
+    assert paigow.two_pair_rule() == houseways.way("gold-star")
 
 
 def _table(way):
@@ -47,7 +47,7 @@ def _table(way):
 def test_house_way_is_chosen_by_config():
     t = _table("foxwoods")
     assert t.house["way"] == "foxwoods"
-    assert t.house["_way"] == houseways.way("foxwoods")
+    assert t.house["_two_pair"] == houseways.way("foxwoods")
     assert Table({"game": "pr-pai-gow"}).house["way"] == "gold-star"
     with pytest.raises(Refused) as e:
         _table("bellagio")
@@ -62,9 +62,9 @@ def test_a_casinos_own_way_is_data():
     # Foxwoods submitted as data plays as Foxwoods
     own = {"name": "our-casino", "rules": rows(houseways.way("foxwoods"))}
     t = _table(own)
-    assert t.house["_name"] == "our-casino" and t.config()["house"]["way"] == own
+    assert t.config()["house"]["way"] == own
     cards = parse_hand("9s 9d 9c 2h 2d As Kc")
-    assert paigow.house_way(P, cards, t.house["_way"])[1:] == \
+    assert paigow.house_way(P, cards, t.house["_two_pair"])[1:] == \
         paigow.house_way(P, cards, houseways.way("foxwoods"))[1:]
 
 
@@ -84,7 +84,7 @@ def test_a_casinos_own_way_survives_a_power_cycle(tmp_path):
     t2 = LocalTarget(t.root)  # the configuration comes back from the journal
     st = t2.commands(["status"])[0]
     assert st["phase"] == "settled" and not st["tilts"], st
-    got = rows(t2.app.ctl.table.house["_way"])
+    got = rows(t2.app.ctl.table.house["_two_pair"])
     for c in range(12):  # the same rules in the same order, class by class
         assert [r for r in got if r[0] == c] == [r for r in rows(icb) if r[0] == c]
     list(play_rounds(t2, "pr-pai-gow", 2, 1, seed=6))
@@ -120,7 +120,7 @@ def test_a_way_that_can_foul_is_refused_naming_the_class():
         i = [i for i, r in enumerate(gs) if r[0] == cls][-1]
         bad[i][15] = pick
         msg = _refused(bad)
-        assert houseways.CLASSES[cls] in msg and "can foul" in msg, msg
+        assert houseways._CLASSES[cls] in msg and "can foul" in msg, msg
 
 
 @pytest.mark.parametrize("rules, culprit", [
@@ -189,7 +189,7 @@ def test_the_pickable_table_holds_over_rank_patterns(every):
                 st[2] += 1
     for (cls, k), (held, missing, fouled) in seen.items():
         v = houseways._PICKABLE[cls * 8 + k]
-        where = (houseways.CLASSES[cls], houseway_check.PICKS[k], held, missing, fouled)
+        where = (houseways._CLASSES[cls], houseway_check.PICKS[k], held, missing, fouled)
         if v == 2:
             assert missing, where
         else:

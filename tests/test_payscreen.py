@@ -59,12 +59,12 @@ def test_caribbean_and_showdown():
 def test_long_amounts_and_categories_fit_sixteen_columns():
     fb, buf = display.framebuffer()
     d = display.TableDisplay(fb)
-    payscreen.draw(d, 12345, (("D", "six_card_royal_flush", True),
+    payscreen.draw(d, 12345, ((0, "six_card_royal_flush", True),
                               ((7, -9999999, "straight_flush"), (1, 123456, "mini_royal"))))
     rows = text(buf)
     assert rows[0] == "R12345 D 6C QUAL"  # the category cut to fit the row
     assert all(len(x) <= 16 for x in rows)
-    payscreen.draw(d, 1, (("B", "five_aces", "AA"), ((1, -100000, "FOUL"),)))
+    payscreen.draw(d, 1, ((1, "five_aces", "AA"), ((1, -100000, None),)))
     assert text(buf)[:3] == ["R1 PAI GOW", "B 5 ACES   AA", "1-100000 FOUL"]
 
 
@@ -77,7 +77,7 @@ def test_the_driver_sends_only_the_pages_that_changed():
     bus.writevto = lambda addr, vec, stop=True: sent.append(sum(len(b) for b in vec)) \
         or real(addr, vec, stop)
     d = display.TableDisplay(panel)
-    pay = (("D", "one_pair", True), ((1, 30, "flush"), (2, -20, "high_card")))
+    pay = ((0, "one_pair", True), ((1, 30, "flush"), (2, -20, "high_card")))
     payscreen.draw(d, 5, pay)
     dev = bus.devices[0x3C]
     assert bytes(dev.ram) == bytes(panel.buf)

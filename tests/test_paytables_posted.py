@@ -108,14 +108,14 @@ def test_the_bad_beat_bonus_is_marked_on_the_play_it_pays():
     t = paytables.resolve(threecard.PAYTABLES, {})
     r = threecard.settle({"ante": 10}, parse_hand("4s 5h 6d"), parse_hand("9h Th Jh"),
                          True, t, "straight")
-    assert r["results"]["play"]["bonus"] == "bad_beat"
+    assert r["results"]["play"]["rule"] == "bad_beat"
     assert r["results"]["play"]["amount"] == paytables.pays(10, t["play"]["straight"])
     r = threecard.settle({"ante": 10}, parse_hand("4s 5h 6d"), parse_hand("9h Th Jh"),
                          True, t, "flush")  # a straight is above the flush floor too
-    assert r["results"]["play"]["bonus"] == "bad_beat"
+    assert r["results"]["play"]["rule"] == "bad_beat"
     r = threecard.settle({"ante": 10}, parse_hand("4s 4h 6d"), parse_hand("9h Th Jh"),
                          True, t, "straight")
-    assert "bonus" not in r["results"]["play"] and r["results"]["play"]["amount"] == -10
+    assert "rule" not in r["results"]["play"] and r["results"]["play"]["amount"] == -10
 
 
 def _target(tmp_path, production):

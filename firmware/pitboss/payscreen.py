@@ -16,15 +16,17 @@
 from pitboss.display import short_category
 
 
-def draw(d, round_no, pay):
-    """Draw the pay screen of table.settled_pay() on TableDisplay d."""
-    head, seats = pay
+def draw(t, round_no, rows):
+    """Draw the pay screen `rows` (table.settled_pay()) on TableDisplay t. (Argument
+    names that are interned anyway: each new name costs the chip's qstr pools.)"""
+    d = t
+    head, seats = rows
     d.fb.fill(0)
     r = "R%d " % round_no if round_no is not None else ""
     if head is None:  # showdown: no dealer, the pot
         d._text(0, r + "POT", inverse=True)
         first = 1
-    elif head[0] == "B":
+    elif head[0]:  # Pai Gow's banker
         d._text(0, r + "PAI GOW", inverse=True)
         d._text(1, "B %-8s %s" % (short_category(head[1]), head[2]))
         first = 2
@@ -38,9 +40,9 @@ def draw(d, round_no, pay):
     for i in range(len(shown)):
         seat, amount, word = shown[i]
         a = "%+d" % amount if amount else "0"
-        if head is not None and head[0] == "B":
+        if head is not None and head[0]:
             out = "WIN" if amount > 0 else ("PUSH" if amount == 0 else "LOSE")
-            if word == "FOUL":
+            if word is None:
                 out, word = "FOUL", ""
             line = "%d%7s %-4s %s" % (seat, a, out, word)  # 16 columns
         else:

@@ -142,16 +142,6 @@ def default(kind):
     return validate(kind, DEFAULTS[kind]["lines"])
 
 
-def _named(kind, name):
-    """A published table by name (its kind's default is the only one we hold of each
-    kind: see the header)."""
-    d = DEFAULTS.get(kind)
-    if d is None or d["name"] != name:
-        raise _bad("paytable %s has no published table %r (published: %s; or give its "
-                   "lines)" % (kind, name, d["name"] if d else "none"))
-    return validate(kind, d["lines"])
-
-
 def unverified(kinds, overrides):
     """The tables in use (of `kinds`, given `overrides` as resolve() takes them) that are
     unverified defaults, as "KIND NAME" strings (empty: every table is verified or the
@@ -181,7 +171,15 @@ def resolve(kinds, overrides):
     for kind in kinds:
         if kind in overrides:
             v = overrides[kind]
-            out[kind] = _named(kind, v) if isinstance(v, str) else validate(kind, v)
+            if isinstance(v, str):
+                # a published table by name (its kind's default is the only one we hold
+                # of each kind: see the header)
+                d = DEFAULTS[kind]
+                if d["name"] != v:
+                    raise _bad("paytable %s has no published table %r (published: %s; "
+                               "or give its lines)" % (kind, v, d["name"]))
+                v = d["lines"]
+            out[kind] = validate(kind, v)
         else:
             out[kind] = default(kind)
     return out

@@ -95,8 +95,8 @@ class Table:
         self._dice = None
         self._start = None
         self._choices = {}    # seat -> the game's record of its decision (decide())
-        self._rows = None     # the settled round, as the display shows it (settled_rows)
-        self._pay = None      # ... and what the dealer pays (settled_pay)
+        self._rows = None     # the settled round, as the display shows it (settled_rows,
+        # settled_pay)
 
     def new_round(self):
         """Start a new round with the same configuration (also voids a round in play,
@@ -383,8 +383,8 @@ class Table:
         # Not the result itself: a settled six-seat Pai Gow round is ~5.4 KB of objects
         # on a Pico (measured, issue 11), held until the next round opens, which is where
         # exports and recalls run and the heap is lowest. Its journal record has it all.
-        self._rows = tuple(_row(s) for s in r["seats"])
-        self._pay = _pay(r)
+        # (display rows, pay screen): one slot, one name less on the chip's qstr pools
+        self._rows = (tuple(_row(s) for s in r["seats"]), _pay(r))
         self.phase = SETTLED
         return r
 
@@ -392,36 +392,33 @@ class Table:
         """The settled round, one row per seat as the display shows it: ((seat,
         category, outcome), ...); category is the (high) hand's, outcome win/push/lose or the
         game's own word (a Pai Gow foul). None before settlement."""
-        return self._rows
+        return self._rows[0] if self._rows else None
 
 
     def settled_pay(self):
         """What the dealer's display shows after settlement (pitboss.payscreen): (head,
-        seats). head: ("B", banker's high category, banker's low hand's ranks) at Pai
-        Gow, ("D", dealer's category, qualifies) at the dealer games, None at showdown;
+        seats). head: (1, banker's high category, banker's low hand's ranks) at Pai
+        Gow, (0, dealer's category, qualifies) at the dealer games, None at showdown;
         seats: ((seat, net amount, word), ...), word the seat's low hand's ranks at Pai
-        Gow (or FOUL), else its hand's category. None before settlement."""
-        return self._pay
-
-
-def _ranks(played):
-    # "As Kd" / "Jk=A" -> "AK": a low hand's ranks as the dealer reads them
-    return "".join(c.split("=")[-1][0] for c in played)
+        Gow (None for a foul), else its hand's category. None before settlement."""
+        return self._rows[1] if self._rows else None
 
 
 def _pay(r):
     b = r.get("banker")
     d = r.get("dealer")
     if b is not None:
-        head = ("B", b["high_category"], _ranks(b["low"]))
+        # a low hand's ranks as the dealer reads them: "As Kd" / "Jk=A" -> "AK"
+        head = (1, b["high_category"], "".join(c.split("=")[-1][0] for c in b["low"]))
     elif d is not None:
-        head = ("D", d["category"], d["qualifies"])
+        head = (0, d["category"], d["qualifies"])
     else:
         head = None
     seats = []
     for s in r["seats"]:
         if "low" in s:
-            word = "FOUL" if s.get("outcome") == "foul" else _ranks(s["low"])
+            word = None if s.get("outcome") == "foul" else "".join(
+                c.split("=")[-1][0] for c in s["low"])
         else:
             word = s.get("category") or ""
         seats.append((s["seat"], s["amount"], word))

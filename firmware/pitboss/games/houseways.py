@@ -5,7 +5,7 @@
 #
 # A WAY is bytes: rules of 16 small ints each, tried in order. The hand's CLASS comes
 # from its rank pattern, the joker counted as an ace (PR A: puerto-rico-pai-gow-poker-
-# ranks.es.txt): CLASSES below. For that class the first rule whose conditions all hold
+# ranks.es.txt): _CLASSES below. For that class the first rule whose conditions all hold
 # and whose action finds a setting sets the hand:
 #   [0] class  [1] rule name (index into NAMES: what the result reports)
 #   [2..13] four conditions (subject, lo, hi): the subject's rank (deuce 0 .. ace 12)
@@ -34,9 +34,11 @@ _NCLASS = const(12)
 _NSUBJ = const(8)
 _NPICK = const(8)
 
-CLASSES = ("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
-           "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
-           "one_pair", "no_pair")
+# (Private const tuples: no global name is interned on the board; the host reads them as
+# houseways._CLASSES and houseways._WAYS.)
+_CLASSES = const(("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
+                  "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
+                  "one_pair", "no_pair"))
 # Rule names reported with each setting (the first 24 are the ones pitboss reported
 # before ways were data: results and tests keep citing them).
 NAMES = ("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair", "trips",
@@ -44,7 +46,7 @@ NAMES = ("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair",
          "straight_pair_ace", "full_house", "full_house_deuces_ak",
          "full_house_two_pairs", "quads_keep", "quads_keep_ace", "quads_split",
          "quads_pair", "quads_trips", "five_aces_split", "five_aces_kings",
-         "quads_keep_king", "straight_trips_pair", "custom")
+         "quads_keep_king", "straight_trips_pair", "way")
 
 # What a pick needs of each class, and whether FRONT with it can foul. One byte per
 # (class, pick) at [class * 8 + pick]: 0 always available and never fouls; 1 available
@@ -53,7 +55,7 @@ NAMES = ("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair",
 # byte below). Worked out from each class's pattern (its counts of quads, trips, pairs
 # and singles) and the foul rule of paigow.outranks; tests/test_houseways.py checks every
 # entry against every rank pattern of seven cards.
-_PICKABLE = (
+_PICKABLE = const(
     # S0S1 S1S2 P0  PL  T0 T0S0  Q  AA
     b"\x02\x02\x02\x02\x02\x02\x02\x00"  # five_aces: AAAAA + a pair or two singles
     b"\x02\x02\x02\x02\x00\x02\x00\x02"  # quads_trips
@@ -70,21 +72,12 @@ _PICKABLE = (
 )
 # The subjects each pick takes, as bits (1 << subject): a rule whose conditions name
 # them all may use a pick its class does not always have.
-_NEEDS = (1 << 5 | 1 << 6, 0xFF, 1 << 3, 1 << 4, 1 << 2, 1 << 2 | 1 << 5, 1 << 1, 0xFF)
-
-
-def _r(cls, name, conds, act, pick):
-    """One rule as 16 ints from (class, name, [(subject, lo, hi), ...], action, pick):
-    how paigow.two_pair_rule() writes issue 7's configurable two-pair rule."""
-    out = [cls, name]
-    for i in range(4):
-        out += conds[i] if i < len(conds) else (0, 0, 0)
-    return out + [act, pick]
+_NEEDS = const((96, 255, 8, 16, 4, 36, 2, 255))  # S0|S1, -, P0, PL, T0, T0|S0, Q, -
 
 
 # ---- the published ways ---------------------------------------------------------------
-# Each is a bytes constant, one rule of 16 bytes a line (the layout above); gold_star()
-# puts another two-pair rule into the Gold Star way.
+# Each is a bytes constant, one rule of 16 bytes a line (the layout above); way(...,
+# two_pair) puts another two-pair rule into the Gold Star way.
 #
 # GOLD STAR: Gold Star School of Gaming, Las Vegas, "House Ways"
 # (http://www.goldstarschool.com/house-ways/): "the standard house ways we teach at our
@@ -94,7 +87,7 @@ def _r(cls, name, conds, act, pick):
 # vectors (tests/vectors/houseway-*.vec). The readings pitboss chose where the page is
 # silent (three of a kind with a straight: the straights bullet; "pair/ace" only when
 # the straight cannot be kept with the ace in front) are those of issue 7, unchanged.
-_GOLD_STAR = (
+_GOLD_STAR = const(
     # five aces: "If you have five aces and a pair of kings, then play five aces in back
     # and kings in front." / "Split aces and play three aces in back and two in front."
     b"\x00\x14\x03\x0b\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
@@ -166,7 +159,7 @@ _GOLD_STAR = (
 # 5-card High Hand." (The rest of that page's way is the Gold Star standard's in
 # substance; its text was not complete in the copy we read, so only the two-pair rule
 # is taken from it.)
-_FRIXO_2P = (
+_FRIXO_2P = const(
     b"\x08\x02\x03\x0c\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
     b"\x08\x02\x03\x09\x0b\x04\x04\x0b\x00\x00\x00\x00\x00\x00\x01\x03"
     b"\x08\x03\x03\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
@@ -179,7 +172,7 @@ _FRIXO_2P = (
 # least sevens and there is no single ace. If you have a pair of jacks or better and 6's
 # or better and a single ace. If you have a pair of aces and any other pair." (Only the
 # two-pair rule is taken from it, as for frixo.)
-_ICB_2P = (
+_ICB_2P = const(
     b"\x08\x02\x03\x0c\x0c\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x03"
     b"\x08\x02\x03\x09\x0b\x04\x04\x0b\x05\x0c\x0c\x00\x00\x00\x01\x03"
     b"\x08\x02\x03\x05\x0b\x05\x00\x0b\x00\x00\x00\x00\x00\x00\x01\x03"
@@ -191,7 +184,7 @@ _ICB_2P = (
 
 # FOXWOODS: Wizard of Odds, "Foxwoods Pai Gow Poker House Way"
 # (https://wizardofodds.com/games/pai-gow-poker/house-way/foxwoods/), bullet by bullet.
-_FOXWOODS = (
+_FOXWOODS = const(
     # "Five Aces: Place pair of Aces in front, unless a pair of Kings can be played in
     # front."
     b"\x00\x14\x03\x0b\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x02"
@@ -246,86 +239,79 @@ _FOXWOODS = (
 
 # The published ways by name (their sources: the comments above, docs/games.md and
 # host_tools/houseway_check.SOURCES; the text stays off the chip's heap).
-WAYS = ("gold-star", "foxwoods", "gold-star-frixo", "gold-star-icb")
-_built = {}  # name -> bytes, built on first use (nothing is built at import)
+_WAYS = const(("gold-star", "foxwoods", "gold-star-frixo", "gold-star-icb"))
 
 
-def _with(base, mine):
-    """Way `base` with its rules for the classes `mine` holds rules for replaced by
-    `mine` (where the first of them stood): a way's order matters only within a class."""
-    classes = set(mine[i] for i in range(0, len(mine), _SIZE))
+def _with(a, b):
+    """Way a with its rules for the classes way b holds rules for replaced by b's (where
+    the first of them stood): a way's order matters only within a class."""
+    classes = set(b[i] for i in range(0, len(b), _SIZE))
     out = bytearray()
     done = False
-    for i in range(0, len(base), _SIZE):
-        if base[i] in classes:
+    for i in range(0, len(a), _SIZE):
+        if a[i] in classes:
             if not done:
-                out.extend(mine)
+                out.extend(b)
                 done = True
         else:
-            out.extend(base[i:i + _SIZE])
+            out.extend(a[i:i + _SIZE])
     if not done:
-        out.extend(mine)
+        out.extend(b)
     return bytes(out)
 
 
-def gold_star(two_pair):
-    """The Gold Star way with another two-pair rule, given as (conditions, keep) pairs:
-    keep True puts both pairs behind and the two highest singles in front, False splits
-    (the lower pair in front); the first whose conditions hold applies, the last has
-    none. Returns the way's bytes (not yet check()ed)."""
-    mine = bytearray()
-    for conds, keep in two_pair:
-        mine.extend(bytes(_r(8, 3 if keep else 2, conds, 1, 0 if keep else 3)))
-    return _with(_GOLD_STAR, mine)
+# The keys of a way given as data (a const tuple: its strings are not interned names)
+_KEYS = const(("name", "rules", "source", "base"))
 
 
-def way(name, two_pair=None):
-    """A published way by name, checked, as bytes. two_pair: the Gold Star way's
-    two-pair rule as (conditions, keep) pairs (paigow.two_pair_rule builds it)."""
-    if two_pair is not None:
-        if name != "gold-star":
-            raise Refused("bad_config", "two_pair applies to the gold-star way only, not "
-                          "%r (a way's two-pair rule is part of its table)" % (name,))
-        return check(gold_star(two_pair), name)
-    w = _built.get(name)
-    if w is None:
-        if name == "gold-star":
+def way(v, two_pair=None):
+    """A house way, checked, as bytes: v is a published way's name (_WAYS), or a
+    casino's own as data {"name": str, "rules": [[16 small ints], ...]} (layout above),
+    optionally with "base": a published way whose rules it keeps for every class the
+    given rules do not mention (an authenticated command is at most 512 characters: a
+    whole way of ~25 rules does not fit one, a casino's own two-pair rule on a published
+    way does). two_pair (with "gold-star" only): another two-pair rule for the Gold Star
+    way, as (conditions, keep) pairs: keep True puts both pairs behind and the two
+    highest singles in front, False splits (the lower pair in front); the first whose
+    conditions hold applies, the last has none (paigow.two_pair_rule builds them)."""
+    ways = _WAYS
+    if isinstance(v, str):
+        if two_pair is not None:
+            if v != ways[0]:
+                raise Refused("bad_config", "two_pair applies to the gold-star way only, "
+                              "not %r (a way's two-pair rule is part of its table)" % (v,))
+            mine = bytearray()
+            for conds, keep in two_pair:
+                r = [8, 3 if keep else 2]
+                for i in range(4):
+                    r += conds[i] if i < len(conds) else (0, 0, 0)
+                mine.extend(bytes(r + [1, 0 if keep else 3]))
+            return check(_with(_GOLD_STAR, mine), v)
+        if v == ways[0]:
             w = _GOLD_STAR
-        elif name == "foxwoods":
+        elif v == ways[1]:
             w = _FOXWOODS
-        elif name == "gold-star-frixo":
+        elif v == ways[2]:
             w = _with(_GOLD_STAR, _FRIXO_2P)
-        elif name == "gold-star-icb":
+        elif v == ways[3]:
             w = _with(_GOLD_STAR, _ICB_2P)
         else:
             raise Refused("bad_config", "unknown house way %r (ways: %s, or a table: "
                           "{'name': ..., 'rules': [[16 ints], ...]})"
-                          % (name, ", ".join(WAYS)))
-        w = check(w, name)
-        _built[name] = w
-    return w
-
-
-def from_config(v):
-    """house.way as configured: a published way's name, or a casino's own as data
-    {"name": str, "rules": [[16 small ints], ...]} (layout above), optionally with
-    "base": a published way whose rules it keeps for every class the given rules do not
-    mention (an authenticated command is at most 512 characters: a whole way of ~25
-    rules does not fit one, a casino's own two-pair rule on a published way does).
-    -> (name, bytes)."""
-    if isinstance(v, str):
-        return v, way(v)
-    if not isinstance(v, dict) or not isinstance(v.get("rules"), (list, tuple)):
+                          % (v, ", ".join(ways)))
+        return check(w, v)
+    keys = _KEYS
+    if not isinstance(v, dict) or not isinstance(v.get(keys[1]), (list, tuple)):
         raise Refused("bad_config", "house way must be one of %s or a dict with 'name' "
-                      "and 'rules' (lists of 16 ints), got %r" % (", ".join(WAYS), v))
-    name = v.get("name", "custom")
+                      "and 'rules' (lists of 16 ints), got %r" % (", ".join(ways), v))
+    name = v.get("name", "way")
     if not isinstance(name, str):
         raise Refused("bad_config", "house way name must be a string, got %r" % (name,))
     for k in v:
-        if k not in ("name", "rules", "source", "base"):
+        if k not in keys:
             raise Refused("bad_config", "house way %s has no setting %r" % (name, k))
     out = bytearray()
-    for i, r in enumerate(v["rules"]):
+    for i, r in enumerate(v[keys[1]]):
         if not isinstance(r, (list, tuple)) or len(r) != _SIZE:
             raise Refused("bad_config", "house way %s rule %d must be 16 ints, got %r"
                           % (name, i + 1, r))
@@ -334,16 +320,16 @@ def from_config(v):
                 raise Refused("bad_config", "house way %s rule %d: %r is not an int in "
                               "0..255" % (name, i + 1, x))
         out.extend(bytes(r))
-    base = v.get("base")
+    base = v.get(keys[3])
     if base is not None:
-        if not isinstance(base, str):
+        if not isinstance(base, str) or base not in ways:
             raise Refused("bad_config", "house way %s: base must be a published way's "
-                          "name (%s), got %r" % (name, ", ".join(WAYS), base))
+                          "name (%s), got %r" % (name, ", ".join(ways), base))
         out = _with(way(base), out)
-    return name, check(bytes(out), name)
+    return check(bytes(out), name)
 
 
-def check(w, name="custom"):
+def check(w, name="way"):
     """Refuse (bad_config, naming the class) a way that can foul, or that leaves a hand of
     some class without a setting; returns w. The same check on the host and the board."""
     if not isinstance(w, (bytes, bytearray)) or not w or len(w) % _SIZE:
@@ -354,8 +340,8 @@ def check(w, name="custom"):
         cls = w[i]
         if cls >= _NCLASS:
             raise Refused("bad_config", "house way %s rule %d: no hand class %d (classes "
-                          "0..11: %s)" % (name, n, cls, ", ".join(CLASSES)))
-        cname = CLASSES[cls]
+                          "0..11: %s)" % (name, n, cls, ", ".join(_CLASSES)))
+        cname = _CLASSES[cls]
         if w[i + 1] >= len(NAMES):
             raise Refused("bad_config", "house way %s rule %d (%s): no rule name %d"
                           % (name, n, cname, w[i + 1]))
@@ -387,10 +373,10 @@ def check(w, name="custom"):
     for c in range(_NCLASS):
         if last[c] == 255:
             raise Refused("bad_config", "house way %s leaves class %s without a setting "
-                          "(no rule)" % (name, CLASSES[c]))
+                          "(no rule)" % (name, _CLASSES[c]))
         i = last[c] * _SIZE
         if w[i + 14] != 1 or w[i + 2] or w[i + 5] or w[i + 8] or w[i + 11]:
             raise Refused("bad_config", "house way %s leaves class %s without a setting "
                           "for some hands (its last rule must be an unconditional "
-                          "'front')" % (name, CLASSES[c]))
+                          "'front')" % (name, _CLASSES[c]))
     return w

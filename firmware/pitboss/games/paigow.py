@@ -61,7 +61,7 @@ TRUMP_PLAZA = {
              "medium-high": None, "high-high": None, "aces": None},
 }
 # per _PAIR_KEYS entry: the lower pair's class and the higher's (0 low, 1 medium, 2 high)
-_TWO_PAIR_CLASSES = b"\x00\x00\x00\x01\x00\x02\x01\x01\x01\x02\x02\x02"
+_TWO_PAIR_CLASSES = const(b"\x00\x00\x00\x01\x00\x02\x01\x01\x01\x02\x02\x02")
 _PAIR_KEYS = ("low-low", "low-medium", "low-high", "medium-medium", "medium-high",
               "high-high", "aces")
 
@@ -85,8 +85,11 @@ def _rank_char(cfg, key, v):
 def two_pair_rule(cfg=None):
     """A two-pair rule of TRUMP_PLAZA's shape, validated, as the Gold Star house way
     (houseways.py) holding it: the way's bytes, for house_way()."""
-    if cfg is None:
-        return default_way()
+    if cfg is None:  # the default way: Gold Star with the Trump Plaza rule, cached
+        global _default_two_pair
+        if _default_two_pair is None:
+            _default_two_pair = houseways.way("gold-star")
+        return _default_two_pair
     if not isinstance(cfg, dict):
         raise _bad("two-pair rule must be a dict like paigow.TRUMP_PLAZA, got %r"
                           % (cfg,))
@@ -108,7 +111,7 @@ def two_pair_rule(cfg=None):
                               % (label, k, ", ".join(_PAIR_KEYS)))
     # The pair classes as rank ranges (low 0..low_max, medium, high up to the king);
     # each kept class becomes one rule "keep if the singles reach `need`", the rest
-    # split (houseways.gold_star's (conditions, keep) pairs).
+    # split (houseways.way(..., two_pair): (conditions, keep) pairs).
     ranges = ((0, low_max), (low_max + 1, medium_max), (medium_max + 1, _KING))
     rules = []
     for n in range(len(_PAIR_KEYS)):
@@ -131,14 +134,6 @@ def two_pair_rule(cfg=None):
         rules.append((conds, True))
     rules.append(((), False))
     return houseways.way("gold-star", rules)
-
-
-def default_way():
-    """The default house way: Gold Star with the Trump Plaza two-pair rule."""
-    global _default_two_pair
-    if _default_two_pair is None:
-        _default_two_pair = houseways.way("gold-star")
-    return _default_two_pair
 
 
 # ---- the foul rule -------------------------------------------------------------------
@@ -341,7 +336,7 @@ def house_way(p, cards, way=None):
     if len(cards) != 7:
         raise Refused("wrong_count", "a Pai Gow hand is 7 cards, got %d" % len(cards))
     global _done, _top
-    w = default_way() if way is None else way
+    w = two_pair_rule() if way is None else way
     if type(cards) is not list:  # (read only here: a list is used as it is)
         cards = list(cards)
     lp = _low or low()
@@ -369,7 +364,7 @@ def house_way(p, cards, way=None):
     else:
         _groups(cards, cnt, by)
     quads, trips, pairs, singles = by[4], by[3], by[2], by[1]
-    # The hand's class (houseways.CLASSES), by its rank pattern, the joker an ace (PR A)
+    # The hand's class (houseways._CLASSES), by its rank pattern, the joker an ace (PR A)
     if cnt[_ACE] == 5:
         cls = 0
     elif quads:
@@ -424,35 +419,43 @@ def house_way(p, cards, way=None):
     return high, lo, houseways.NAMES[name_]
 
 
-def _act(p, cards, act, pick, v, trips, pairs, singles):
-    """One rule's action (houseways.py): the setting (index into SPLITS) it gives, or -1
-    if it gives none (the next rule is tried)."""
-    if act == 3 or act == 2 or (act == 4 and v[7] != 0):
+def _act(p, cards, kind, r, v, trips, pairs, singles):
+    """One rule's action `kind` with its pick `r` (houseways.py): the setting (index
+    into SPLITS) it gives, or -1 if it gives none (the next rule is tried). (Argument
+    names that are interned anyway: each new name costs the chip's qstr pools.)"""
+    if kind == 3 or kind == 2 or (kind == 4 and v[7] != 0):
         if v[7] == _UNKNOWN:
             v[7] = _sf(p, cards)
         if v[7] == 0:
             return -1
-        best = _sf_best()
-        if act == 3:
+        # the best low hand among the settings keeping a straight or better behind,
+        # then the best high ("Play the way that will allow the highest two cards in
+        # front")
+        best = -1
+        for k in _KEEP:
+            if best < 0 or _W[21 + k] > _W[21 + best] or (
+                    _W[21 + k] == _W[21 + best] and _W[k] > _W[best]):
+                best = k
+        if kind == 3:
             return best
-    # the ranks the pick puts in front
-    if pick == 0:
+    # the ranks the pick r puts in front
+    if r == 0:
         a, b = singles[0], singles[1]
-    elif pick == 1:
+    elif r == 1:
         a, b = singles[1], singles[2]
-    elif pick == 2:
+    elif r == 2:
         a = b = pairs[0]
-    elif pick == 3:
+    elif r == 3:
         a = b = pairs[-1]
-    elif pick == 4:
+    elif r == 4:
         a = b = trips[0]
-    elif pick == 5:
+    elif r == 5:
         a, b = trips[0], singles[0]
-    elif pick == 6:
+    elif r == 6:
         a = b = v[1]
     else:
         a = b = _ACE
-    if act == 2:
+    if kind == 2:
         # among the settings keeping a straight or better behind, the best (by the high
         # hand, then the low) with the pair in front
         rk = _RK
@@ -467,7 +470,7 @@ def _act(p, cards, act, pick, v, trips, pairs, singles):
         k = evaluator._n5.front(_RK, a, b, _W)
     else:
         k = _front(p, cards, a, b)
-    if act == 4 and v[7] != 0 and k >= 0 and not _W[21 + k] > _W[21 + best]:
+    if kind == 4 and v[7] != 0 and k >= 0 and not _W[21 + k] > _W[21 + best]:
         return -1  # the front hand is not improved: the straight's setting applies
     return k
 
@@ -492,18 +495,6 @@ def _sf(p, cards):
         if rk[x[k * 7 + 5]] == _ACE or rk[x[k * 7 + 6]] == _ACE:
             return 2
     return 1
-
-
-def _sf_best():
-    """Among _KEEP (the settings keeping a straight or better behind), the best low
-    hand, then the best high ("Play the way that will allow the highest two cards in
-    front")."""
-    best = -1
-    for k in _KEEP:
-        if best < 0 or _W[21 + k] > _W[21 + best] or (
-                _W[21 + k] == _W[21 + best] and _W[k] > _W[best]):
-            best = k
-    return best
 
 
 def _may_straight(p, cards):
@@ -671,9 +662,10 @@ def _choice(what, v, options):
 
 def house(p, given):
     """The house rules with their defaults: 5% commission rounded down to the unit of 1,
-    a foul hand loses, the house way "way" (houseways.WAYS, or a casino's own as data;
+    a foul hand loses, the house way "way" (houseways._WAYS, or a casino's own as data;
     default gold-star with the Trump Plaza two-pair rule, "two_pair" its configurable
-    rule as in issue 7); "_way": the checked way's bytes."""
+    rule as in issue 7); "_two_pair": the checked way's bytes (the key issue 7 gave the
+    two-pair rule, which the way now holds: one interned name less)."""
     h = {"commission_bps": _int_in("commission_bps", given.get("commission_bps", 500),
                                    0, 10000),
          "commission_rounding": _choice("commission_rounding",
@@ -690,11 +682,11 @@ def house(p, given):
                        "two-pair rule is part of its table)" % (way,))
         h["way"] = way
         h["two_pair"] = given.get("two_pair", TRUMP_PLAZA)
-        h["_way"] = two_pair_rule(h["two_pair"]) if "two_pair" in given else default_way()
+        h["_two_pair"] = two_pair_rule(h["two_pair"]) if "two_pair" in given else two_pair_rule()
     else:
         # kept as configured (a name, or a casino's own rules): a restored or replayed
         # configuration must build the same way again
-        h["_name"], h["_way"] = houseways.from_config(way)
+        h["_two_pair"] = houseways.way(way)
         h["way"] = way
     return h
 
@@ -732,7 +724,7 @@ def decide(t, seat, verb, ev):
     h = t.house
     seven = t.hand(seat)
     if verb == "hw":
-        high, lo, rule = house_way(p, seven, h["_way"])
+        high, lo, rule = house_way(p, seven, h["_two_pair"])
         return ((high, lo, False, "house_way"),
                 {"seat": seat, "foul": False, "set_by": "house_way", "rule": rule,
                  "high": _names(high), "low": _names(lo)})
@@ -745,7 +737,7 @@ def decide(t, seat, verb, ev):
         raise Refused("foul", "seat %d: the high hand %s does not outrank the low hand %s"
                       % (seat, " ".join(_names(high)), " ".join(_names(lo))))
     if foul and h["foul"] == "house_way":
-        high, lo, _ = house_way(p, seven, h["_way"])
+        high, lo, _ = house_way(p, seven, h["_two_pair"])
         set_by = "house_way"
     return ((high, lo, foul, set_by),
             {"seat": seat, "foul": foul, "set_by": set_by, "high": _names(high),
@@ -757,7 +749,7 @@ def settle_round(t):
     p = t.profile
     lp = low()
     h = t.house
-    bh, bl, brule = house_way(p, t.hand(0), h["_way"])
+    bh, bl, brule = house_way(p, t.hand(0), h["_two_pair"])
     bhs = evaluator.score(p, bh)
     bls = evaluator.score(lp, bl)
     in_play = t.seats_in_play()

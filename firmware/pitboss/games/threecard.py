@@ -141,9 +141,9 @@ def settle(wagers, player, dealer, played, tables, bad_beat="straight"):
             res["ante"] = _wager(ante, "lose")
             if ps >= bad_beat_at(bad_beat):
                 # the Bad Beat Bonus (§ 679a.1): "a payout on the player's Play Wager"
-                # from the Play paytable; marked so the journal and display say why
+                # from the Play paytable; marked ("rule") so the journal and display say why
                 res["play"] = _wager(ante, "win", cat, play[cat])
-                res["play"]["bonus"] = "bad_beat"
+                res["play"]["rule"] = "bad_beat"
             else:
                 res["play"] = _wager(ante, "lose", cat)
         else:
