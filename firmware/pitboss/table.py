@@ -383,8 +383,28 @@ class Table:
         # Not the result itself: a settled six-seat Pai Gow round is ~5.4 KB of objects
         # on a Pico (measured, issue 11), held until the next round opens, which is where
         # exports and recalls run and the heap is lowest. Its journal record has it all.
+        # What the pay screen shows (settled_pay), worked out here (a function would be
+        # one more name in the chip's qstr pools)
+        b = r.get("banker")
+        d = r.get("dealer")
+        if b is not None:
+            # a low hand's ranks as the dealer reads them: "As Kd" / "Jk=A" -> "AK"
+            head = (1, b["high_category"], "".join(c.split("=")[-1][0] for c in b["low"]))
+        elif d is not None:
+            head = (0, d["category"], d["qualifies"])
+        else:
+            head = None
+        seats = []
+        for x in r["seats"]:
+            if "low" in x:
+                word = None if x.get("outcome") == "foul" else "".join(
+                    c.split("=")[-1][0] for c in x["low"])
+            else:
+                word = x.get("category") or ""
+            seats.append((x["seat"], x["amount"], word))
+        pay = (head, tuple(seats))
         # (display rows, pay screen): one slot, one name less on the chip's qstr pools
-        self._rows = (tuple(_row(s) for s in r["seats"]), _pay(r))
+        self._rows = (tuple(_row(s) for s in r["seats"]), pay)
         self.phase = SETTLED
         return r
 
@@ -402,27 +422,6 @@ class Table:
         seats: ((seat, net amount, word), ...), word the seat's low hand's ranks at Pai
         Gow (None for a foul), else its hand's category. None before settlement."""
         return self._rows[1] if self._rows else None
-
-
-def _pay(r):
-    b = r.get("banker")
-    d = r.get("dealer")
-    if b is not None:
-        # a low hand's ranks as the dealer reads them: "As Kd" / "Jk=A" -> "AK"
-        head = (1, b["high_category"], "".join(c.split("=")[-1][0] for c in b["low"]))
-    elif d is not None:
-        head = (0, d["category"], d["qualifies"])
-    else:
-        head = None
-    seats = []
-    for s in r["seats"]:
-        if "low" in s:
-            word = None if s.get("outcome") == "foul" else "".join(
-                c.split("=")[-1][0] for c in s["low"])
-        else:
-            word = s.get("category") or ""
-        seats.append((s["seat"], s["amount"], word))
-    return head, tuple(seats)
 
 
 def _row(s):
