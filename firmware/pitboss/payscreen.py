@@ -13,37 +13,44 @@
 # seat's low hand's ranks (FOUL for a fouled hand), else the seat's hand. Drawn through
 # pitboss.display.TableDisplay (its font cell and rows); the SSD1306 driver then sends only
 # the pages that changed. Drawn after settlement only, never while a card comes in.
+from pitboss.compat import const
 from pitboss.display import short_category
+
+# The screen's words, as one const tuple: strings in it are objects, not names interned
+# for good in the chip's qstr pools (a string constant of up to 10 characters would be)
+_S = const(("R%d ", "POT", "PAI GOW", " QUAL", " NQ", "D ", "%+d", "WIN", "PUSH", "LOSE",
+            "FOUL"))
 
 
 def draw(t, round_no, rows):
     """Draw the pay screen `rows` (table.settled_pay()) on TableDisplay t. (Argument
     names that are interned anyway: each new name costs the chip's qstr pools.)"""
     d = t
+    w = _S
     head, seats = rows
     d.fb.fill(0)
-    r = "R%d " % round_no if round_no is not None else ""
+    r = w[0] % round_no if round_no is not None else ""
     if head is None:  # showdown: no dealer, the pot
-        d._text(0, r + "POT", inverse=True)
+        d._text(0, r + w[1], inverse=True)
         first = 1
     elif head[0]:  # Pai Gow's banker
-        d._text(0, r + "PAI GOW", inverse=True)
+        d._text(0, r + w[2], inverse=True)
         d._text(1, "B %-8s %s" % (short_category(head[1]), head[2]))
         first = 2
     else:
-        q = " QUAL" if head[2] else " NQ"
+        q = w[3] if head[2] else w[4]
         cat = short_category(head[1])[:d.cols - len(r) - 2 - len(q)]
-        d._text(0, r + "D " + cat + q, inverse=True)
+        d._text(0, r + w[5] + cat + q, inverse=True)
         first = 1
     room = d.rows - first
     shown = seats if len(seats) <= room else seats[:room - 1]
     for i in range(len(shown)):
         seat, amount, word = shown[i]
-        a = "%+d" % amount if amount else "0"
+        a = w[6] % amount if amount else "0"
         if head is not None and head[0]:
-            out = "WIN" if amount > 0 else ("PUSH" if amount == 0 else "LOSE")
+            out = w[7] if amount > 0 else (w[8] if amount == 0 else w[9])
             if word is None:
-                out, word = "FOUL", ""
+                out, word = w[10], ""
             line = "%d%7s %-4s %s" % (seat, a, out, word)  # 16 columns
         else:
             line = "%d%6s %s" % (seat, a, short_category(word))  # 16 columns
