@@ -48,7 +48,7 @@ def test_house_way_is_chosen_by_config():
     t = _table("foxwoods")
     assert t.house["way"] == "foxwoods"
     assert t.house["_two_pair"] == houseways.way("foxwoods")
-    assert Table({"game": "pr-pai-gow"}).house["way"] == "gold-star"
+    assert Table({"game": "pr-pai-gow"}).house["way"] is None  # the default: gold-star
     with pytest.raises(Refused) as e:
         _table("bellagio")
     assert e.value.code == "bad_config" and "bellagio" in str(e.value)

@@ -1,4 +1,4 @@
-"""The dealer's display shows what to pay (issue 30, firmware/pitboss/payscreen.py): per
+"""The dealer's display shows what to pay (issue 30, TableDisplay.result's pay screen, firmware/pitboss/display.py): per
 seat the net amount, the banker's hand and low hand at Pai Gow, the dealer's hand and
 whether it qualifies at the dealer games; it fits the 128x64 panel (16 columns, 7 seats)
 and the SSD1306 driver sends only the pages that changed."""
@@ -8,7 +8,7 @@ import boards
 from host_tools.auth import KeyStore
 from host_tools.screenshot import text
 from host_tools.table_host import Configurator, LocalTarget, play_rounds
-from pitboss import display, payscreen
+from pitboss import display
 from pitboss.ssd1306 import SSD1306
 
 
@@ -59,12 +59,12 @@ def test_caribbean_and_showdown():
 def test_long_amounts_and_categories_fit_sixteen_columns():
     fb, buf = display.framebuffer()
     d = display.TableDisplay(fb)
-    payscreen.draw(d, 12345, ((0, "six_card_royal_flush", True),
-                              ((7, -9999999, "straight_flush"), (1, 123456, "mini_royal"))))
+    d.result("g", ((0, "six_card_royal_flush", True),
+                   ((7, -9999999, "straight_flush"), (1, 123456, "mini_royal"))), 12345)
     rows = text(buf)
     assert rows[0] == "R12345 D 6C QUAL"  # the category cut to fit the row
     assert all(len(x) <= 16 for x in rows)
-    payscreen.draw(d, 1, ((1, "five_aces", "AA"), ((1, -100000, None),)))
+    d.result("g", ((1, "five_aces", "AA"), ((1, -100000, None),)), 1)
     assert text(buf)[:3] == ["R1 PAI GOW", "B 5 ACES   AA", "1-100000 FOUL"]
 
 
@@ -78,13 +78,13 @@ def test_the_driver_sends_only_the_pages_that_changed():
         or real(addr, vec, stop)
     d = display.TableDisplay(panel)
     pay = ((0, "one_pair", True), ((1, 30, "flush"), (2, -20, "high_card")))
-    payscreen.draw(d, 5, pay)
+    d.result("g", pay, 5)
     dev = bus.devices[0x3C]
     assert bytes(dev.ram) == bytes(panel.buf)
     first = sent[-1]
-    payscreen.draw(d, 5, pay)  # the same screen again: nothing goes on the bus
+    d.result("g", pay, 5)  # the same screen again: nothing goes on the bus
     assert sent[-1] == first and len(sent) == 1
-    payscreen.draw(d, 5, (pay[0], ((1, 30, "flush"), (2, -40, "high_card"))))
+    d.result("g", (pay[0], ((1, 30, "flush"), (2, -40, "high_card"))), 5)
     assert sent[-1] == 1 + 128  # one page (the row of seat 2), its control byte first
     assert bytes(dev.ram) == bytes(panel.buf)
     assert text(dev.ram)[2] == "2   -40 HIGH"

@@ -1121,12 +1121,8 @@ class Controller:
             d.message("PITBOSS", ["NOT CONFIGURED"])
             return
         if t.phase == SETTLED:
-            pay = t.settled_pay()
-            if pay is not None:  # what to pay (issue 30: pitboss.payscreen)
-                from pitboss import payscreen
-                payscreen.draw(d, t.round, pay)
-            else:
-                d.result(t.game, t.settled_rows() or (), t.round)
+            # what to pay (issue 30: the pay screen of TableDisplay.result)
+            d.result(t.game, t.settled_rows() or (), t.round)
             return
         if t.phase == DEALING and t.dealt % _DEAL_REDRAW:
             # A full redraw is 1 KB over I2C (~25 ms at 400 kHz): while cards stream in,

@@ -95,8 +95,7 @@ class Table:
         self._dice = None
         self._start = None
         self._choices = {}    # seat -> the game's record of its decision (decide())
-        self._rows = None     # the settled round, as the display shows it (settled_rows,
-        # settled_pay)
+        self._rows = None     # the settled round, as the display shows it (settled_rows)
 
     def new_round(self):
         """Start a new round with the same configuration (also voids a round in play,
@@ -383,7 +382,7 @@ class Table:
         # Not the result itself: a settled six-seat Pai Gow round is ~5.4 KB of objects
         # on a Pico (measured, issue 11), held until the next round opens, which is where
         # exports and recalls run and the heap is lowest. Its journal record has it all.
-        # What the pay screen shows (settled_pay), worked out here (a function would be
+        # What the display shows (settled_rows), worked out here (a function would be
         # one more name in the chip's qstr pools)
         b = r.get("banker")
         d = r.get("dealer")
@@ -402,29 +401,15 @@ class Table:
             else:
                 word = x.get("category") or ""
             seats.append((x["seat"], x["amount"], word))
-        pay = (head, tuple(seats))
-        # (display rows, pay screen): one slot, one name less on the chip's qstr pools
-        self._rows = (tuple(_row(s) for s in r["seats"]), pay)
+        self._rows = (head, tuple(seats))
         self.phase = SETTLED
         return r
 
     def settled_rows(self):
-        """The settled round, one row per seat as the display shows it: ((seat,
-        category, outcome), ...); category is the (high) hand's, outcome win/push/lose or the
-        game's own word (a Pai Gow foul). None before settlement."""
-        return self._rows[0] if self._rows else None
-
-
-    def settled_pay(self):
-        """What the dealer's display shows after settlement (pitboss.payscreen): (head,
-        seats). head: (1, banker's high category, banker's low hand's ranks) at Pai
-        Gow, (0, dealer's category, qualifies) at the dealer games, None at showdown;
-        seats: ((seat, net amount, word), ...), word the seat's low hand's ranks at Pai
-        Gow (None for a foul), else its hand's category. None before settlement."""
-        return self._rows[1] if self._rows else None
-
-
-def _row(s):
-    out = s.get("outcome") or ("win" if s["amount"] > 0 else
-                               "push" if s["amount"] == 0 else "lose")
-    return (s["seat"], s.get("high_category") or s.get("category") or "", out)
+        """What the dealer's display shows after settlement (TableDisplay.result, the
+        pay screen of issue 30): (head, seats). head: (1, banker's high category,
+        banker's low hand's ranks) at Pai Gow, (0, dealer's category, qualifies) at the
+        dealer games, None at showdown; seats: ((seat, net amount, word), ...), word the
+        seat's low hand's ranks at Pai Gow (None for a foul), else its hand's category.
+        None before settlement. (Not the result itself: issue 11's heap.)"""
+        return self._rows

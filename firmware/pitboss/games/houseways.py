@@ -242,9 +242,81 @@ _FOXWOODS = const(
 _WAYS = const(("gold-star", "foxwoods", "gold-star-frixo", "gold-star-icb"))
 
 
-def _with(a, b):
-    """Way a with its rules for the classes way b holds rules for replaced by b's (where
-    the first of them stood): a way's order matters only within a class."""
+# The keys of a way given as data (a const tuple: its strings are not interned names)
+_KEYS = const(("name", "rules", "source", "base"))
+
+
+def way(v, two_pair=None):
+    """A house way, checked, as bytes: v is a published way's name (_WAYS; None: the
+    default, gold-star), or a
+    casino's own as data {"name": str, "rules": [[16 small ints], ...]} (layout above),
+    optionally with "base": a published way whose rules it keeps for every class the
+    given rules do not mention (an authenticated command is at most 512 characters: a
+    whole way of ~25 rules does not fit one, a casino's own two-pair rule on a published
+    way does). two_pair (with "gold-star" only): another two-pair rule for the Gold Star
+    way, as (conditions, keep) pairs: keep True puts both pairs behind and the two
+    highest singles in front, False splits (the lower pair in front); the first whose
+    conditions hold applies, the last has none (paigow.two_pair_rule builds them)."""
+    ways = _WAYS
+    if v is None:  # the default
+        v = ways[0]
+    if isinstance(v, str):
+        if two_pair is not None:
+            if v != ways[0]:
+                raise Refused("bad_config", "two_pair applies to the gold-star way only, "
+                              "not %r (a way's two-pair rule is part of its table)" % (v,))
+            b = bytearray()
+            for conds, keep in two_pair:
+                r = [8, 3 if keep else 2]
+                for i in range(4):
+                    r += conds[i] if i < len(conds) else (0, 0, 0)
+                b.extend(bytes(r + [1, 0 if keep else 3]))
+            a, name = _GOLD_STAR, v
+        elif v == ways[0]:
+            return check(_GOLD_STAR, v)
+        elif v == ways[1]:
+            return check(_FOXWOODS, v)
+        elif v == ways[2]:
+            a, b, name = _GOLD_STAR, _FRIXO_2P, v
+        elif v == ways[3]:
+            a, b, name = _GOLD_STAR, _ICB_2P, v
+        else:
+            raise Refused("bad_config", "unknown house way %r (ways: %s, or a table: "
+                          "{'name': ..., 'rules': [[16 ints], ...]})"
+                          % (v, ", ".join(ways)))
+    else:  # a casino's own way as data
+        keys = _KEYS
+        if not isinstance(v, dict) or not isinstance(v.get(keys[1]), (list, tuple)):
+            raise Refused("bad_config", "house way must be one of %s or a dict with 'name' "
+                          "and 'rules' (lists of 16 ints), got %r" % (", ".join(ways), v))
+        name = v.get("name", "way")
+        if not isinstance(name, str):
+            raise Refused("bad_config", "house way name must be a string, got %r" % (name,))
+        for k in v:
+            if k not in keys:
+                raise Refused("bad_config", "house way %s has no setting %r" % (name, k))
+        out = bytearray()
+        for i, r in enumerate(v[keys[1]]):
+            if not isinstance(r, (list, tuple)) or len(r) != _SIZE:
+                raise Refused("bad_config", "house way %s rule %d must be 16 ints, got %r"
+                              % (name, i + 1, r))
+            for x in r:
+                if type(x) is not int or not 0 <= x <= 255:
+                    raise Refused("bad_config", "house way %s rule %d: %r is not an int in "
+                                  "0..255" % (name, i + 1, x))
+            out.extend(bytes(r))
+        base = v.get(keys[3])
+        if base is not None:
+            if not isinstance(base, str) or base not in ways:
+                raise Refused("bad_config", "house way %s: base must be a published way's "
+                              "name (%s), got %r" % (name, ", ".join(ways), base))
+            a, b = way(base), bytes(out)
+        else:
+            a, b = None, bytes(out)
+    if a is None:
+        return check(b, name)
+    # Way a with its rules for the classes b holds rules for replaced by b's (where the
+    # first of them stood): a way's order matters only within a class.
     classes = set(b[i] for i in range(0, len(b), _SIZE))
     out = bytearray()
     done = False
@@ -257,75 +329,6 @@ def _with(a, b):
             out.extend(a[i:i + _SIZE])
     if not done:
         out.extend(b)
-    return bytes(out)
-
-
-# The keys of a way given as data (a const tuple: its strings are not interned names)
-_KEYS = const(("name", "rules", "source", "base"))
-
-
-def way(v, two_pair=None):
-    """A house way, checked, as bytes: v is a published way's name (_WAYS), or a
-    casino's own as data {"name": str, "rules": [[16 small ints], ...]} (layout above),
-    optionally with "base": a published way whose rules it keeps for every class the
-    given rules do not mention (an authenticated command is at most 512 characters: a
-    whole way of ~25 rules does not fit one, a casino's own two-pair rule on a published
-    way does). two_pair (with "gold-star" only): another two-pair rule for the Gold Star
-    way, as (conditions, keep) pairs: keep True puts both pairs behind and the two
-    highest singles in front, False splits (the lower pair in front); the first whose
-    conditions hold applies, the last has none (paigow.two_pair_rule builds them)."""
-    ways = _WAYS
-    if isinstance(v, str):
-        if two_pair is not None:
-            if v != ways[0]:
-                raise Refused("bad_config", "two_pair applies to the gold-star way only, "
-                              "not %r (a way's two-pair rule is part of its table)" % (v,))
-            mine = bytearray()
-            for conds, keep in two_pair:
-                r = [8, 3 if keep else 2]
-                for i in range(4):
-                    r += conds[i] if i < len(conds) else (0, 0, 0)
-                mine.extend(bytes(r + [1, 0 if keep else 3]))
-            return check(_with(_GOLD_STAR, mine), v)
-        if v == ways[0]:
-            w = _GOLD_STAR
-        elif v == ways[1]:
-            w = _FOXWOODS
-        elif v == ways[2]:
-            w = _with(_GOLD_STAR, _FRIXO_2P)
-        elif v == ways[3]:
-            w = _with(_GOLD_STAR, _ICB_2P)
-        else:
-            raise Refused("bad_config", "unknown house way %r (ways: %s, or a table: "
-                          "{'name': ..., 'rules': [[16 ints], ...]})"
-                          % (v, ", ".join(ways)))
-        return check(w, v)
-    keys = _KEYS
-    if not isinstance(v, dict) or not isinstance(v.get(keys[1]), (list, tuple)):
-        raise Refused("bad_config", "house way must be one of %s or a dict with 'name' "
-                      "and 'rules' (lists of 16 ints), got %r" % (", ".join(ways), v))
-    name = v.get("name", "way")
-    if not isinstance(name, str):
-        raise Refused("bad_config", "house way name must be a string, got %r" % (name,))
-    for k in v:
-        if k not in keys:
-            raise Refused("bad_config", "house way %s has no setting %r" % (name, k))
-    out = bytearray()
-    for i, r in enumerate(v[keys[1]]):
-        if not isinstance(r, (list, tuple)) or len(r) != _SIZE:
-            raise Refused("bad_config", "house way %s rule %d must be 16 ints, got %r"
-                          % (name, i + 1, r))
-        for x in r:
-            if type(x) is not int or not 0 <= x <= 255:
-                raise Refused("bad_config", "house way %s rule %d: %r is not an int in "
-                              "0..255" % (name, i + 1, x))
-        out.extend(bytes(r))
-    base = v.get(keys[3])
-    if base is not None:
-        if not isinstance(base, str) or base not in ways:
-            raise Refused("bad_config", "house way %s: base must be a published way's "
-                          "name (%s), got %r" % (name, ", ".join(ways), base))
-        out = _with(way(base), out)
     return check(bytes(out), name)
 
 

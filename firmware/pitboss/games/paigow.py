@@ -82,13 +82,14 @@ def _rank_char(cfg, key, v):
     return r
 
 
-def two_pair_rule(cfg=None):
+def two_pair_rule(cfg=None, way=None):
     """A two-pair rule of TRUMP_PLAZA's shape, validated, as the Gold Star house way
-    (houseways.py) holding it: the way's bytes, for house_way()."""
+    (houseways.py) holding it: the way's bytes, for house_way(). `way`: the house way
+    configured with it (None or gold-star; another is refused)."""
     if cfg is None:  # the default way: Gold Star with the Trump Plaza rule, cached
         global _default_two_pair
         if _default_two_pair is None:
-            _default_two_pair = houseways.way("gold-star")
+            _default_two_pair = houseways.way(None)
         return _default_two_pair
     if not isinstance(cfg, dict):
         raise _bad("two-pair rule must be a dict like paigow.TRUMP_PLAZA, got %r"
@@ -133,7 +134,7 @@ def two_pair_rule(cfg=None):
             conds.append((5 + i, _rank_char(label, k, v[i]), _ACE))
         rules.append((conds, True))
     rules.append(((), False))
-    return houseways.way("gold-star", rules)
+    return houseways.way(way, rules)
 
 
 # ---- the foul rule -------------------------------------------------------------------
@@ -663,8 +664,8 @@ def _choice(what, v, options):
 def house(p, given):
     """The house rules with their defaults: 5% commission rounded down to the unit of 1,
     a foul hand loses, the house way "way" (houseways._WAYS, or a casino's own as data;
-    default gold-star with the Trump Plaza two-pair rule, "two_pair" its configurable
-    rule as in issue 7); "_two_pair": the checked way's bytes (the key issue 7 gave the
+    None, the default: gold-star with the Trump Plaza two-pair rule, "two_pair" its
+    configurable rule as in issue 7); "_two_pair": the checked way's bytes (the key issue 7 gave the
     two-pair rule, which the way now holds: one interned name less)."""
     h = {"commission_bps": _int_in("commission_bps", given.get("commission_bps", 500),
                                    0, 10000),
@@ -674,20 +675,16 @@ def house(p, given):
          "commission_unit": _int_in("commission_unit", given.get("commission_unit", 1),
                                     1, 1000000),
          "foul": _choice("foul", given.get("foul", "lose"), ("lose", "house_way", "reject"))}
-    way = given.get("way", "gold-star")
-    if "two_pair" in given or way == "gold-star":
-        # issue 7's configurable two-pair rule: the Gold Star way holding it
-        if way != "gold-star":
-            raise _bad("two_pair applies to the gold-star way only, not %r (a way's "
-                       "two-pair rule is part of its table)" % (way,))
-        h["way"] = way
-        h["two_pair"] = given.get("two_pair", TRUMP_PLAZA)
-        h["_two_pair"] = two_pair_rule(h["two_pair"]) if "two_pair" in given else two_pair_rule()
+    # The way as configured (None: the default), kept so a restored or replayed
+    # configuration builds the same way again; issue 7's two-pair rule, if given, goes
+    # into the Gold Star way (houseways.way refuses it with another way).
+    way = given.get("way")
+    h["way"] = way
+    if "two_pair" in given:
+        h["two_pair"] = given["two_pair"]
+        h["_two_pair"] = two_pair_rule(given["two_pair"], way)
     else:
-        # kept as configured (a name, or a casino's own rules): a restored or replayed
-        # configuration must build the same way again
-        h["_two_pair"] = houseways.way(way)
-        h["way"] = way
+        h["_two_pair"] = two_pair_rule() if way is None else houseways.way(way)
     return h
 
 
