@@ -320,8 +320,10 @@ def stand_in_paytables(game):
     table a casino configures. {} when every default is verified."""
     from pitboss import paytables
     g = games.module(game)
-    return {k: paytables.DEFAULTS[k]["lines"] for k in g.PAYTABLES
-            if not paytables.DEFAULTS[k]["verified"]}
+    # the short form (odds in LINES order): the three tables as dicts make a config
+    # line longer than the 512 characters an authenticated command may hold
+    return {k: [paytables.DEFAULTS[k]["lines"].get(ln) for ln in paytables.LINES[k]]
+            for k in g.PAYTABLES if not paytables.DEFAULTS[k]["verified"]}
 
 
 def plan_round(game, seats, seed):

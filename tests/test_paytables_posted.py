@@ -95,6 +95,24 @@ def test_prime_settles_each_line(player, dealer, line, amount):
                                      "amount": amount}
 
 
+def test_the_short_form_fits_an_authenticated_command():
+    # odds in LINES order, None for a line not on the table: Three Card Prime's own
+    # three tables in one config line under the 512-character limit
+    import json
+    own = stand_in_paytables("pa-three-card-prime")
+    line = "config " + json.dumps({"game": "pa-three-card-prime", "seats": 7,
+                                   "paytables": own}, separators=(",", ":"))
+    assert len(line) + len("auth 123456 ") + 64 < 512
+    t = paytables.resolve(threecard.PAYTABLES, own)
+    for k in own:
+        assert t[k] == paytables.default(k)
+    t = paytables.resolve(threecard.PAYTABLES, {"pair_bonus": [50, 40, 30, 6, 3, None]})
+    assert t["pair_bonus"]["mini_royal"] == (50, 1) and "one_pair" not in t["pair_bonus"]
+    with pytest.raises(Refused) as e:
+        paytables.resolve(threecard.PAYTABLES, {"pair_bonus": [40, 30]})
+    assert e.value.code == "bad_config" and "list of 6 odds" in str(e.value)
+
+
 def test_unknown_named_table_is_refused():
     with pytest.raises(Refused) as e:
         Table({"game": "qc-caribbean", "paytables": {"call": "loto-quebec"}})

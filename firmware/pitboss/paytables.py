@@ -121,9 +121,19 @@ def validate(kind, lines):
     if kind not in LINES:
         raise _bad("unknown paytable %r (paytables: %s)"
                           % (kind, ", ".join(sorted(LINES))))
-    if not isinstance(lines, dict) or not lines:
-        raise _bad("paytable %s must be a non-empty dict of line -> odds" % kind)
     known = LINES[kind]
+    if isinstance(lines, (list, tuple)) and len(lines) == len(known):
+        # The short form, one odds per line in LINES order (None: a line not on the
+        # table, it loses): an authenticated command is at most 512 characters, and
+        # Three Card Prime's three tables written as dicts do not fit one (issue 30).
+        d = {}
+        for i in range(len(known)):
+            if lines[i] is not None:
+                d[known[i]] = lines[i]
+        lines = d
+    if not isinstance(lines, dict) or not lines:
+        raise _bad("paytable %s must be a non-empty dict of line -> odds, or a list of "
+                   "%d odds in the order %s" % (kind, len(known), ", ".join(known)))
     out = {}
     for line in lines:
         if line not in known:
