@@ -7,7 +7,7 @@
 # from its rank pattern, the joker counted as an ace (PR A: puerto-rico-pai-gow-poker-
 # ranks.es.txt): _CLASSES below. For that class the first rule whose conditions all hold
 # and whose action finds a setting sets the hand:
-#   [0] class  [1] rule name (index into NAMES: what the result reports)
+#   [0] class  [1] rule name (index into paigow._RULES: what the result reports)
 #   [2..13] four conditions (subject, lo, hi): the subject's rank (deuce 0 .. ace 12)
 #       lies in lo..hi; subject 0 = no condition. Subjects (SUBJECTS): Q the four of a
 #       kind, T0 the highest three of a kind, P0 the highest pair, PL the lowest pair, S0
@@ -39,14 +39,8 @@ _NPICK = const(8)
 _CLASSES = const(("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
                   "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
                   "one_pair", "no_pair"))
-# Rule names reported with each setting (the first 24 are the ones pitboss reported
-# before ways were data: results and tests keep citing them).
-NAMES = ("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair", "trips",
-         "three_aces_split", "two_trips", "straight_best_front", "straight_pair_front",
-         "straight_pair_ace", "full_house", "full_house_deuces_ak",
-         "full_house_two_pairs", "quads_keep", "quads_keep_ace", "quads_split",
-         "quads_pair", "quads_trips", "five_aces_split", "five_aces_kings",
-         "quads_keep_king", "straight_trips_pair", "way")
+# The rule names (rule byte 1) are paigow._RULES: _NNAMES of them.
+_NNAMES = const(24)
 
 # What a pick needs of each class, and whether FRONT with it can foul. One byte per
 # (class, pick) at [class * 8 + pick]: 0 always available and never fouls; 1 available
@@ -345,7 +339,7 @@ def check(w, name="way"):
             raise Refused("bad_config", "house way %s rule %d: no hand class %d (classes "
                           "0..11: %s)" % (name, n, cls, ", ".join(_CLASSES)))
         cname = _CLASSES[cls]
-        if w[i + 1] >= len(NAMES):
+        if w[i + 1] >= _NNAMES:
             raise Refused("bad_config", "house way %s rule %d (%s): no rule name %d"
                           % (name, n, cname, w[i + 1]))
         named = 0

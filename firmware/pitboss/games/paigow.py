@@ -19,7 +19,6 @@ from pitboss import evaluator
 from pitboss.cards import JOKER, RANKS, name, parse_hand
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.games import houseways
 from pitboss.profiles import HIGH, PAIR, STRAIGHT, get
 
 _ACE = const(12)  # rank index (deuce = 0); the joker counts here (PR A)
@@ -34,6 +33,15 @@ SPLITS = ((0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 2), (1, 3), (1, 4)
 
 _low = None
 _default_two_pair = None
+# The rule names a house way's rules report (houseways.py, rule byte 1; a const tuple:
+# its strings are objects, not interned names). The first 21 are issue 7's.
+_RULES = const(("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair",
+                "trips", "three_aces_split", "two_trips", "straight_best_front",
+                "straight_pair_front", "straight_pair_ace", "full_house",
+                "full_house_deuces_ak", "full_house_two_pairs", "quads_keep",
+                "quads_keep_ace", "quads_split", "quads_pair", "quads_trips",
+                "five_aces_split", "five_aces_kings", "quads_keep_king",
+                "straight_trips_pair", "way"))
 
 
 def low():
@@ -86,11 +94,28 @@ def two_pair_rule(cfg=None, way=None):
     """A two-pair rule of TRUMP_PLAZA's shape, validated, as the Gold Star house way
     (houseways.py) holding it: the way's bytes, for house_way(). `way`: the house way
     configured with it (None or gold-star; another is refused)."""
-    if cfg is None:  # the default way: Gold Star with the Trump Plaza rule, cached
-        global _default_two_pair
-        if _default_two_pair is None:
-            _default_two_pair = houseways.way(None)
-        return _default_two_pair
+    global _default_two_pair
+    if cfg is None:
+        if way is None and _default_two_pair is not None:
+            return _default_two_pair  # the default way, cached
+        # A way by name or as data (None: the default, Gold Star with the Trump Plaza
+        # rule), from houseways.py, which is dropped again once the way's bytes are made:
+        # its code and tables are needed at configuration only (about 4 KB of a Pico's
+        # heap while Pai Gow is played, measured in the survive session); the engine
+        # here reads the bytes.
+        import sys
+        from pitboss.games import houseways
+        try:
+            w = houseways.way(way)
+        finally:
+            if sys.implementation.name == "micropython":
+                sys.modules.pop("pitboss.games.houseways", None)
+                pkg = sys.modules.get("pitboss.games")
+                if pkg is not None and hasattr(pkg, "houseways"):
+                    delattr(pkg, "houseways")
+        if way is None:
+            _default_two_pair = w
+        return w
     if not isinstance(cfg, dict):
         raise _bad("two-pair rule must be a dict like paigow.TRUMP_PLAZA, got %r"
                           % (cfg,))
@@ -134,7 +159,16 @@ def two_pair_rule(cfg=None, way=None):
             conds.append((5 + i, _rank_char(label, k, v[i]), _ACE))
         rules.append((conds, True))
     rules.append(((), False))
-    return houseways.way(way, rules)
+    import sys
+    from pitboss.games import houseways
+    try:
+        return houseways.way(way, rules)
+    finally:
+        if sys.implementation.name == "micropython":  # as above
+            sys.modules.pop("pitboss.games.houseways", None)
+            pkg = sys.modules.get("pitboss.games")
+            if pkg is not None and hasattr(pkg, "houseways"):
+                delattr(pkg, "houseways")
 
 
 # ---- the foul rule -------------------------------------------------------------------
@@ -417,7 +451,7 @@ def house_way(p, cards, way=None):
         raise RuntimeError("house way gave no legal setting for %s (class %d)"
                            % (" ".join(name(c) for c in cards), cls))
     high, lo = _setting(cards, k)
-    return high, lo, houseways.NAMES[name_]
+    return high, lo, _RULES[name_]
 
 
 def _act(p, cards, kind, r, v, trips, pairs, singles):
@@ -684,7 +718,7 @@ def house(p, given):
         h["two_pair"] = given["two_pair"]
         h["_two_pair"] = two_pair_rule(given["two_pair"], way)
     else:
-        h["_two_pair"] = two_pair_rule() if way is None else houseways.way(way)
+        h["_two_pair"] = two_pair_rule(None, way)
     return h
 
 
