@@ -2,7 +2,7 @@
 the (simulated) shoe, provision and configure with authenticated commands, recall rounds,
 take screenshots.
 
-A *target* runs the firmware's pitboss.app: `BoardTarget` on a board over the raw REPL,
+A *target* runs the firmware's pitboss.app (host_tools/board_api.py on the raw REPL): `BoardTarget` on a board over the raw REPL,
 `LocalTarget` in this CPython process (same firmware, simulated peripherals). A round is
 planned once (wagers, dice, shoe frames, players' decisions) and can be played on both,
 so the board's settlement can be checked against CPython's, amount by amount.
@@ -25,7 +25,7 @@ from pitboss.rules.cards import names, parse_hand
 from pitboss.games.rng import Rng
 from pitboss.games.table import Table
 
-_APP = "import pitboss.app as A\n"
+from host_tools.board_api import SOURCE as _APP  # defines A on the board
 
 
 class BoardTarget:
