@@ -106,7 +106,7 @@ def test_the_registry_imports_lazily_on_micropython():
     assert lines[:5] == [
         "BOOT []",
         "SHOWDOWN ['pitboss.games.showdown']",
-        "PAIGOW ['pitboss.games.paigow', 'pitboss.games.showdown']",
+        "PAIGOW ['pitboss.games.houseway', 'pitboss.games.paigow', 'pitboss.games.showdown']",
         "SIM False",
         "SAME True",
     ]
