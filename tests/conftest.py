@@ -54,7 +54,7 @@ MODULE_TIERS = {
     "test_misdeal": "host",
     "test_pico_survive": "board",
     "test_shoe_link": "host", "test_serial_board": "board",
-    "test_ringjournal": "host",
+    "test_ringjournal": "host", "test_card_alloc_vm": "vm",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
