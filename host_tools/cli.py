@@ -115,13 +115,13 @@ def build_parser():
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_games)
 
-    from host_tools import (bench, board_vectors, demo, flash, table_host,
+    from host_tools import (bench, board_vectors, demo, edge, flash, table_host,
                             vboard)
     from host_tools.floor.cli import add_floor_commands
     for add in (vboard.add_board_commands, flash.add_flash_commands,
                 board_vectors.add_vector_commands, demo.add_demo_commands,
                 table_host.add_table_commands, bench.add_bench_commands,
-                add_floor_commands):
+                add_floor_commands, edge.add_edge_commands):
         add(sub)
     return ap
 

@@ -20,7 +20,7 @@ from host_tools.board_vectors import board_run, compare, cpython_run
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
 from host_tools.auth import KeyStore
-from host_tools.screenshot import save
+from host_tools.screenshot import save, text as screen_text
 from host_tools.table_host import Configurator, describe_round, open_table, play_rounds
 from pitboss.protocol import rank_reply
 
@@ -94,6 +94,8 @@ def run(args):
     return 0 if not problems and same and extra == 0 else 1
 
 
+# The screenshots the demo keeps (the --screenshot path without its extension, then this)
+SCREENSHOTS = {"pr-pai-gow": "%s.png", "pa-three-card-prime": "%s-three-card-prime.png"}
 GAMES = (("pr-pai-gow", 4), ("pa-three-card-prime", 4), ("qc-caribbean", 4),
          ("nj-5card", 5), ("nj-3card", 6), ("pr-pai-gow-a5-low", 3))
 
@@ -123,12 +125,21 @@ def _table_rounds(target, args, keys):
         for res in play_rounds(target, game, seats, args.rounds, seed=args.seed):
             for line in describe_round(res):
                 say("   " + line)
+        # What the dealer's display shows after the round (issue 30: what to pay), read
+        # back from the display's own RAM; after Pai Gow and Three Card Prime also saved.
+        frame = target.screen()
+        say("   the dealer's display:")
+        for line in screen_text(frame):
+            say("   | %-16s |" % line)
+        path = SCREENSHOTS.get(game)
+        if path:
+            path = path % os.path.splitext(args.screenshot)[0]
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            save(path, frame)
+            say("   saved as %s" % path)
     meters = target.commands(["meters"])[0]["totals"]
     say("== meters: %d rounds, %d wagered, %d paid back (journal seq %d)"
         % (meters["rounds"], meters["wagered"], meters["paid"], meters["seq"]))
-    os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
-    save(args.screenshot, target.screen())
-    say("== the table display now, saved as %s" % args.screenshot)
     return 0
 
 

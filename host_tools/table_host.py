@@ -255,8 +255,11 @@ def play_many(target, game, seats, rounds, seed):
 class LocalTarget:
     """The firmware in this process, storage in a temp folder, simulated peripherals."""
 
-    def __init__(self, root=None, durable=True):
-        """durable=False skips fsync (a reference run whose storage nobody relies on)."""
+    def __init__(self, root=None, durable=True, production=False):
+        """durable=False skips fsync (a reference run whose storage nobody relies on).
+        production=True applies production's configuration rules (issue 30: no
+        unverified default paytable); the twin is otherwise a service-mode table, as
+        the virtual board's switch cannot be read here."""
         import boards.virtual as hw
         from host_tools import framebuf_shim
         framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
@@ -268,9 +271,14 @@ class LocalTarget:
         self.root = root or tempfile.mkdtemp(prefix="pitboss-local-")
         self.app = app.App(self._hw, root=self.root, check_firmware=False,
                            fs=OsFS(durable=durable))
+        self.app.ctl.production = production
 
     def commands(self, lines):
         return [self.app.ctl.command(ln) for ln in lines]
+
+    def screen(self):
+        """The simulated SSD1306's own display RAM: what the driver's I2C writes drew."""
+        return bytes(self._hw.display_device().ram)
 
     def round(self, before, frames, after):
         out = self.commands(before)
@@ -304,6 +312,18 @@ class Configurator:
     def configure(self, game, seats, extra=None):
         cfg = dict(extra or {}, game=game, seats=seats)
         return self.signed("config " + json.dumps(cfg, separators=(",", ":")))
+
+
+def stand_in_paytables(game):
+    """A test table's own paytables where the game's defaults are unverified (which a
+    production table refuses, issue 30): the default lines, given explicitly, as the
+    table a casino configures. {} when every default is verified."""
+    from pitboss import paytables
+    g = games.module(game)
+    # the short form (odds in LINES order): the three tables as dicts make a config
+    # line longer than the 512 characters an authenticated command may hold
+    return {k: [paytables.DEFAULTS[k]["lines"].get(ln) for ln in paytables.LINES[k]]
+            for k in g.PAYTABLES if not paytables.DEFAULTS[k]["verified"]}
 
 
 def plan_round(game, seats, seed):

@@ -39,7 +39,7 @@ MODULE_TIERS = {
     "test_census_reference": "host", "test_cli": "host", "test_controller": "host",
     "test_deckmap": "host", "test_display": "host", "test_fastpath": "host",
     "test_fuzz": "host", "test_journal": "host", "test_meters": "host",
-    "test_mfrc522": "host", "test_paigow": "host", "test_properties": "host",
+    "test_mfrc522": "host", "test_paigow": "host", "test_houseways": "host", "test_paytables_posted": "host", "test_edge": "host", "test_payscreen": "host", "test_properties": "host",
     "test_rfid_table": "host", "test_shoe": "host", "test_showdown": "host",
     "test_table": "host", "test_threecard": "host", "test_tilt": "host",
     "test_boards": "host", "test_vectors": "host", "test_main_loop": "host",
@@ -77,6 +77,9 @@ TEST_TIERS = {
     ("test_static_checks", "test_no_cpython_only_imports"): "host",
     ("test_games", "test_the_registry_imports_lazily_on_micropython"): "vm",
     ("test_tables", "test_every_generated_file_matches_a_rebuild_from_the_core"): "slow",
+    ("test_houseways", "test_no_way_fouls_over_every_rank_pattern_and_1m_hands"): "slow",
+    ("test_houseways", "test_the_pickable_table_holds_over_every_rank_pattern"): "slow",
+    ("test_houseways", "test_the_board_checks_ways_too"): "vm",
     ("test_native", "test_flash_builds_the_native_module_for_the_boards_arch"): "static",
     ("test_native", "test_a_board_without_a_native_emitter_gets_the_bytecode_path"): "static",
 }

@@ -69,6 +69,8 @@ class App:
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display,
                               integrity=self._firmware_problems if check_firmware else None)
+        from pitboss import service  # (a module the loop imports anyway)
+        self.ctl.production = not service.requested(hw)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
         # table's shoe; without a registered deck the serial shoe is.
         self.reader = self.deckmap = self.registration = None
