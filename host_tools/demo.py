@@ -11,10 +11,12 @@ hands and settlement, and saves a screenshot of the table display (on the Pico: 
 emulated SSD1306's RAM, i.e. what the driver's I2C traffic drew).
 """
 import os
+import sys
 import tempfile
 import time
 
 from host_tools import flash as flashing
+from host_tools.argtypes import positive
 from host_tools.board_rank import rank_lines
 from host_tools.board_vectors import board_run, compare, cpython_run
 from host_tools.boardlink import Board
@@ -41,7 +43,17 @@ def say(msg=""):
 PICO_VECTOR_GAMES = ("nj-5card",)
 
 
+DEFAULT_SHOT = os.path.join("build", "table-screenshot.png")
+
+
 def run(args):
+    from host_tools.outfile import check_out
+    if args.screenshot == DEFAULT_SHOT:
+        os.makedirs("build", exist_ok=True)  # the default's own folder, in this one
+    why = check_out(args.screenshot, {".png"})
+    if why:  # before minutes of emulation, and no folder made for a path given
+        sys.stderr.write("pitboss demo: --screenshot %s\n" % why)
+        return 2
     t0 = time.monotonic()
     kind = getattr(args, "board", "pico")
     if getattr(args, "rounds", None) is None:
@@ -152,8 +164,9 @@ def add_demo_commands(sub):
                         "MicroPython WebAssembly VM")
     d.add_argument("--all-vectors", action="store_true",
                    help="on the Pico, every vector (~100 s more)")
-    d.add_argument("--rounds", type=int, default=None,
+    d.add_argument("--rounds", type=positive, default=None,
                    help="rounds of each game (default 1 on the Pico, 2 on the virtual board)")
     d.add_argument("--seed", type=int, default=2026)
-    d.add_argument("--screenshot", default=os.path.join("build", "table-screenshot.png"))
+    d.add_argument("--screenshot", default=DEFAULT_SHOT,
+                   help="where the display is saved, a .png (default %(default)s)")
     d.set_defaults(func=run)

@@ -53,7 +53,10 @@ MODULE_TIERS = {
     "test_security_board": "board", "test_tables": "host", "test_native": "vm",
     "test_pico_board": "board",
     "test_history": "host", "test_history_board": "board",
-    "test_misdeal": "host",
+    "test_misdeal": "host", "test_rank_refusals": "host",
+    "test_virtual_timers": "board", "test_pico_switch": "board",
+    "test_portlock": "host", "test_ports": "board", "test_pico_junk": "board",
+    "test_cli_conventions": "host", "test_readme_commands": "host",
     "test_pico_survive": "board",
     "test_shoe_link": "host", "test_serial_board": "board",
     # tests/floor/ (its conftest.py assigns the same tier)

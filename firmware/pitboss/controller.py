@@ -732,6 +732,12 @@ class Controller:
             if err and err["code"] not in ("storage_error", "internal_error"):
                 self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
                              err["message"][:80])
+                t = self.table
+                if not self._lost and (t is None or t.phase == CONFIGURED):
+                    # No round in play took it or will be voided: the card belongs to
+                    # no shuffle, so the shoe forgets it (the next round's deck holds
+                    # it again: not a duplicate_card).
+                    self._new_shuffle()
             if reply.get("ok"):
                 self._show()
             return reply
@@ -790,6 +796,8 @@ class Controller:
         st = {}  # type: dict
         st.update(self.table.status() if self.table else {"phase": "unconfigured"})
         st["tilts"] = self.active_tilts()
+        if self._lost:
+            st["lost"] = self._lost  # the round lost a card: tilt-clear voids it
         st["journal_seq"] = self.journal.last_seq
         if self.table is not None and self.table.unverified:
             # issue 30: a placeholder paytable is in use (only service mode lets one in)
