@@ -42,6 +42,18 @@ def lock_dir():
     return d
 
 
+def _key(device):
+    """What names a port for its lock: the device's real path, so that two names of one
+    serial device (a /dev/serial/by-id link and /dev/ttyACM0) are one lock; but a pty
+    (an emulated board's tty link) by the link itself, because the kernel hands a freed
+    /dev/pts number to the next pty at once: a lock still held on a stopped board's pts
+    (the test session's own process, in CI) made the next board's flash 'port busy'."""
+    real = os.path.realpath(device)
+    if real.startswith("/dev/pts/") and os.path.islink(device):
+        return os.path.abspath(device)
+    return real
+
+
 def _path_for(real):
     return os.path.join(lock_dir(), hashlib.sha1(real.encode()).hexdigest()[:16] + ".lock")
 
@@ -49,7 +61,7 @@ def _path_for(real):
 def holder(device):
     """{pid, cmd, device} of whoever holds `device`'s lock, or None."""
     try:
-        with open(_path_for(os.path.realpath(device))) as f:
+        with open(_path_for(_key(device))) as f:
             return json.loads(f.read() or "null")
     except (OSError, ValueError):
         return None
@@ -58,7 +70,7 @@ def holder(device):
 def acquire(device):
     """Take `device`'s lock (again, in this process: counted). PortBusy if another
     process holds it."""
-    real = os.path.realpath(device)
+    real = _key(device)
     with _mutex:
         if real in _held:
             _held[real][1] += 1
@@ -82,7 +94,7 @@ def acquire(device):
 
 
 def release(device):
-    real = os.path.realpath(device)
+    real = _key(device)
     with _mutex:
         entry = _held.get(real)
         if entry is None:
