@@ -32,6 +32,15 @@ def cmd_collect(args):
         return _fail(e)
     if not conf.tables:
         return _fail("no tables to follow: --table ID=PORT, or [[table]] in --config")
+    if conf.http:
+        # A wheel installed without its [floor] extra has no ASGI stack: say so before
+        # following any table, not as a silent missing pit view.
+        try:
+            import starlette  # noqa: F401
+            import uvicorn  # noqa: F401
+        except ImportError as e:
+            return _fail("the pit view needs %s: pip install 'pitboss[floor]' "
+                         "(or --no-http to collect without it)" % e.name)
     from host_tools.floor.backends import DatabaseError
     try:
         collector.run(conf, seconds=args.seconds)

@@ -260,3 +260,22 @@ def test_the_configuration_file_and_the_command_line(tmp_path):
         assert why in str(e.value)
     with pytest.raises(config.ConfigError):
         config.parse_table_arg("no-port")
+
+
+def test_collect_without_the_floor_extra_names_the_fix(tmp_path):
+    """A wheel installed without `pitboss[floor]` has no starlette: `pitboss collect` says
+    which package and how to get it (exit 2) before following any table; --no-http still
+    collects. (Blocked here by a None in sys.modules, as if it were not installed.)"""
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['starlette'] = None; sys.modules['uvicorn'] = None\n"
+            "from host_tools.cli import main; sys.exit(main(sys.argv[1:]))")
+    args = [sys.executable, "-c", code, "collect", "--db", str(tmp_path / "f.sqlite"),
+            "--table", "bj-01=%s" % (tmp_path / "nowhere")]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p
+    assert p.stderr.strip() == ("pitboss: the pit view needs starlette: pip install "
+                                "'pitboss[floor]' (or --no-http to collect without it)")
+    p = subprocess.run(args + ["--no-http", "--seconds", "1"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p
