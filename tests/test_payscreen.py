@@ -4,6 +4,8 @@ whether it qualifies at the dealer games; it fits the 128x64 panel (16 columns, 
 and the SSD1306 driver sends only the pages that changed."""
 import tempfile
 
+import pytest
+
 import boards
 from host_tools.auth import KeyStore
 from host_tools.screenshot import text
@@ -82,9 +84,27 @@ def test_the_driver_sends_only_the_pages_that_changed():
     dev = bus.devices[0x3C]
     assert bytes(dev.ram) == bytes(panel.buf)
     first = sent[-1]
-    d.result("g", pay, 5)  # the same screen again: nothing goes on the bus
+    d.result("g", pay, 5)  # the same screen again: no frame data goes on the bus
     assert sent[-1] == first and len(sent) == 1
     d.result("g", (pay[0], ((1, 30, "flush"), (2, -40, "high_card"))), 5)
     assert sent[-1] == 1 + 128  # one page (the row of seat 2), its control byte first
     assert bytes(dev.ram) == bytes(panel.buf)
     assert text(dev.ram)[2] == "2   -40 HIGH"
+
+
+def test_an_unplugged_panel_fails_a_redraw_that_changes_nothing_and_gets_all_when_back():
+    """The driver sends only changed pages, but every show() still talks to the panel:
+    an unplugged display fails the redraw (the controller's display_fault tilt) even when
+    the screen did not change; plugged back in (its RAM blank), it gets every page."""
+    v = boards.load("virtual")
+    bus = v.SimI2C()
+    panel = SSD1306(bus, 0x3C, 128, 64)
+    d = display.TableDisplay(panel)
+    pay = ((0, "one_pair", True), ((1, 30, "flush"), (2, -20, "high_card")))
+    d.result("g", pay, 5)
+    dev = bus.devices.pop(0x3C)
+    with pytest.raises(OSError):
+        d.result("g", pay, 5)
+    bus.devices[0x3C] = fresh = type(dev)()
+    d.result("g", pay, 5)
+    assert bytes(fresh.ram) == bytes(panel.buf)
