@@ -151,6 +151,17 @@ def service_switch():
     return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0
 
 
+
+def unique_id():
+    """The board's unique id as hex (ESP32: its factory MAC, machine.unique_id()):
+    what the host's key store names this board's key by (`version` reports it)."""
+    from binascii import hexlify
+
+    from machine import unique_id
+
+    return hexlify(unique_id()).decode()
+
+
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.

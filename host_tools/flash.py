@@ -349,8 +349,11 @@ def _mpremote(port: str, args: list[str], timeout: float, on_line=None) -> str:
     """Run `python -m mpremote connect PORT ARGS...`; returns stdout, FlashError on failure.
     on_line(line) sees stdout lines as they come (for progress)."""
     cmd = [sys.executable, "-m", "mpremote", "connect", port, *args]
+    # A process group of its own: a Ctrl-C at the terminal reaches only this process,
+    # which decides whether the step may be cut (_finish_first), not mpremote mid-copy.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, errors="replace")
+                            stdin=subprocess.DEVNULL, text=True, errors="replace",
+                            process_group=0)
     timed_out = threading.Event()
 
     def kill():
@@ -483,6 +486,8 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
     # The board first, then the build's lock: a port that is not there fails at once
     # instead of after another flash from this checkout (CI's Pico tier holds the
     # lock through a ~30 s build and copy, and test_cli_errors waited on it).
+    guard = None
+    interrupted = done = False
     with _port(port) as dev:
         info = describe(dev, _all_planned(board, root))
         # The raw REPL broke into the board's loop: whatever happens next, soft-reset it
@@ -500,8 +505,11 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
                 if p.up_to_date:
                     progress("up to date: %d files match the board" % len(files))
                     result.seconds = time.monotonic() - t0
+                    done = True
                     return result
 
+                guard = _finish_first()
+                guard.__enter__()
                 pending = manifest_text(files, name, mode, integrity.PENDING)
                 dirs = sorted({os.path.dirname(f.dest) for f in files} - {"/"})
                 args = ["exec", _board_code("begin(%r, %r)" % (pending, dirs))]
@@ -531,14 +539,77 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
                     raise FlashError("verification after copying failed; the board's manifest "
                                      "stays pending. Board vs host: %s" % (res["bad"],))
                 _mpremote(dev, ["exec", SEAL_CODE], TIMEOUT_QUERY)
+                interrupted = guard.__exit__(None, None, None)
                 result.copied = [f.dest for f in p.copy]
                 result.removed = p.remove
                 result.seconds = time.monotonic() - t0
                 progress("verified: the board's %d files match the build (%.1f s)"
                          % (len(files), result.seconds))
-                return result
+                done = True
         finally:
+            if guard is not None:
+                guard.__exit__(None, None, None)
             restart_loop(dev)
+            if done:
+                _tilt_hint(dev, progress)
+    if interrupted:
+        raise KeyboardInterrupt
+    return result
+
+
+class _finish_first:
+    """The flash's transaction (pending manifest, copies, commit, seal) is not cut by a
+    first Ctrl-C: a board left half-written boots into a firmware_mismatch tilt (issue
+    29), so the flash finishes, says so, and then the command ends as interrupted. A
+    second Ctrl-C cuts it anyway (the board's manifest stays pending: flash again).
+    Only the main thread can take signals; elsewhere (tests' worker threads) nothing
+    changes."""
+
+    def __init__(self):
+        self.hit = False
+        self._old = None
+
+    def __enter__(self):
+        import signal
+
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._on_int)
+        return self
+
+    def _on_int(self, signum, frame):
+        if self.hit:
+            sys.stderr.write("pitboss flash: stopped; the board's manifest is pending "
+                             "(it tilts firmware_mismatch at boot): flash it again\n")
+            raise KeyboardInterrupt
+        self.hit = True
+        sys.stderr.write("pitboss flash: Ctrl-C: finishing the flash first, so the board "
+                         "is not left half-written (Ctrl-C again to stop at once)\n")
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+        return self.hit if exc == (None, None, None) else False
+
+
+def _tilt_hint(dev, progress):
+    """After a flash: a firmware_mismatch tilt raised by the firmware that was there
+    before (a flash cut short, a file changed) stays until an operator clears it; say
+    so, and how, rather than leave "verified" as the last word (issue 29)."""
+    from host_tools.protolink import LinkError, ProtocolLink
+
+    try:
+        with ProtocolLink(dev) as link:
+            link.ready(20)
+            codes = [a["code"] for a in link.request("status").get("tilts", ())]
+    except (LinkError, OSError, ValueError, AttributeError):
+        return
+    if "firmware_mismatch" in codes:
+        progress("the board still has the firmware_mismatch tilt its last boot raised (the "
+                 "files are right now): clear it with `pitboss tilt-clear --port %s "
+                 "--operator ID --code firmware_mismatch`" % dev)
 
 
 @dataclass
@@ -716,10 +787,14 @@ def _cmd_flash(args) -> int:
 def _cmd_verify(args) -> int:
     """Exit 0: the board matches; 1: it does not (each problem printed); 2: no answer."""
     try:
-        r = verify(args.port, args.board, True if args.source else None)
+        r = verify(args.port, args.board, True if args.source else None,
+                   progress=None if args.json else print)
     except FlashError as e:
         print("pitboss verify: %s" % _one_line(e), file=sys.stderr)
         return 2
+    if args.json:
+        print(json.dumps({"ok": r.ok, "board": r.board, "mode": r.mode,
+                          "seeded": r.seeded, "problems": [list(p) for p in r.problems]}))
     return 0 if r.ok else 1
 
 
@@ -738,4 +813,6 @@ def add_flash_commands(subparsers) -> None:
     v.add_argument("--board", default="auto", choices=choices)
     v.add_argument("--source", action="store_true",
                    help="compare with the source build (default: the mode the board records)")
+    v.add_argument("--json", action="store_true",
+                   help="one JSON object (ok, problems) instead of the report")
     v.set_defaults(func=_cmd_verify)

@@ -28,9 +28,15 @@ class ProtocolLink:
     def __init__(self, port, baudrate=115200):
         import serial  # pyserial, installed with mpremote
 
+        from host_tools import portlock
+        try:
+            portlock.acquire(port)  # one command at a time on a port (PortBusy)
+        except portlock.PortBusy as e:
+            raise LinkError(str(e)) from None
         try:
             self.s = serial.Serial(port, baudrate, timeout=0.05)
         except (OSError, serial.SerialException) as e:
+            portlock.release(port)
             raise LinkError("cannot open %s: %s" % (port, e)) from e
         self.port = port
         self._rx = b""
@@ -101,15 +107,30 @@ class ProtocolLink:
         out, self.events = self.events[:n], self.events[n:]
         return out
 
-    def ready(self, timeout=30.0):
+    def ready(self, timeout=None):
         """The `version` reply, once the loop answers (after a reset it may be booting).
 
         Lines sent while the board boots may all be answered later, so each try sends a
         line of its own (an unknown command naming a fresh token) and only the answer to
         the last try counts: every earlier answer has arrived by then (one loop, in order),
         and no reply is left over to be taken for the next command's."""
-        end = time.monotonic() + timeout
+        if timeout is None:
+            # An emulated Pico boots at a fraction of a real chip's speed (the firmware's
+            # import alone is ~13 s of chip time): it is given longer.
+            from host_tools.vboard import board_kind
+            timeout = 180.0 if board_kind(self.port) == "pico" else 30.0
+        begin = time.monotonic()
+        end = begin + timeout
+        said = False
         while True:
+            if not said and time.monotonic() - begin > 2.0 and \
+                    not os.environ.get("PITBOSS_QUIET"):
+                said = True  # the one line while it waits: why this takes time
+                import sys
+                sys.stderr.write("pitboss: waiting for %s to answer (a board that is "
+                                 "booting or resetting answers once its loop runs; up to "
+                                 "%.0f s)\n" % (self.port, timeout))
+                sys.stderr.flush()
             token = "sync-%s" % os.urandom(6).hex()
             self.write(("\n%s\n" % token).encode())
             step = time.monotonic() + min(3.0, max(0.1, end - time.monotonic()))
@@ -121,12 +142,18 @@ class ProtocolLink:
                 if token in json.dumps(r):
                     return self.request("version")
             if time.monotonic() > end:
-                raise LinkError("%s does not answer protocol lines (no firmware? at the "
-                                "REPL? `pitboss flash` installs and restarts it)"
-                                % self.port) from None
+                raise LinkError("%s does not answer protocol lines after %.0f s (at the "
+                                "REPL? `pitboss reset` restarts the loop; no firmware? "
+                                "`pitboss flash` installs it)" % (self.port, timeout)) \
+                    from None
 
     def close(self):
-        self.s.close()
+        from host_tools import portlock
+
+        if self.s is not None:
+            self.s.close()
+            self.s = None
+            portlock.release(self.port)
 
     def __enter__(self):
         return self

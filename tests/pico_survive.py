@@ -7,6 +7,7 @@ protocol line (host_tools.protolink) or shoe bytes on UART1 (the control socket)
 round is checked against the same firmware on CPython (table_host.LocalTarget).
 Figures are emulated chip time at 125 MHz (`mem`'s up_ms: time.ticks_ms() on the chip).
 """
+import json
 import os
 import random
 import shutil
@@ -18,6 +19,7 @@ from host_tools.auth import KeyStore
 from host_tools.boardlink import Board
 from host_tools.pico import control_for
 from host_tools.protolink import LinkError, ProtocolLink
+from host_tools.table_host import stand_in_paytables
 from host_tools.table_host import Configurator, LocalTarget, PicoTarget, plan_round
 
 BOARD_ID = "pico"
@@ -91,7 +93,14 @@ class Session:
         return self.request(line), self.local.commands([line])[0]
 
     def configure(self, game, seats):
-        line = self.keys.sign(BOARD_ID, 'config {"game":"%s","seats":%d}' % (game, seats))
+        # Production refuses a placeholder paytable (issue 30): the games whose default
+        # tables are unverified are configured with tables of their own, as a casino
+        # must (the same lines: the settlement the figures were taken with).
+        cfg = {"game": game, "seats": seats}
+        own = stand_in_paytables(game)
+        if own:
+            cfg["paytables"] = own
+        line = self.keys.sign(BOARD_ID, "config " + json.dumps(cfg, separators=(",", ":")))
         return self.both(line)
 
     def until(self, pred, timeout=REPLY_S):

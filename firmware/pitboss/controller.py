@@ -167,6 +167,8 @@ def _same(a, b):
 
 
 class Controller:
+    production = False  # the app sets it when the service switch was not held at boot
+
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
                  integrity=None, segment_size=65536, keep=10, max_payload=6144):
         self._rng = rng
@@ -419,6 +421,12 @@ class Controller:
                 raise Refused("wrong_phase", "finish or void the round (newround) "
                               "before changing the configuration")
             t = Table(ev["cfg"], rng=self._rng)
+            if self.production and t.unverified and not self._replaying:
+                # issue 30: no unverified default plays in production (one line naming
+                # the table; a journalled configuration still replays)
+                raise Refused("bad_config", "paytable %s is unverified: configure the "
+                              "table your casino posts (production mode)"
+                              % t.unverified[0])
             if t.game != (self.table.game if self.table is not None else None):
                 # The previous game's modules and tables go (issue 11's heap): only once
                 # the new configuration was accepted, so a refused one changes nothing.
@@ -724,6 +732,12 @@ class Controller:
             if err and err["code"] not in ("storage_error", "internal_error"):
                 self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
                              err["message"][:80])
+                t = self.table
+                if not self._lost and (t is None or t.phase == CONFIGURED):
+                    # No round in play took it or will be voided: the card belongs to
+                    # no shuffle, so the shoe forgets it (the next round's deck holds
+                    # it again: not a duplicate_card).
+                    self._new_shuffle()
             if reply.get("ok"):
                 self._show()
             return reply
@@ -782,7 +796,12 @@ class Controller:
         st = {}  # type: dict
         st.update(self.table.status() if self.table else {"phase": "unconfigured"})
         st["tilts"] = self.active_tilts()
+        if self._lost:
+            st["lost"] = self._lost  # the round lost a card: tilt-clear voids it
         st["journal_seq"] = self.journal.last_seq
+        if self.table is not None and self.table.unverified:
+            # issue 30: a placeholder paytable is in use (only service mode lets one in)
+            st["unverified"] = self.table.unverified
         if self.table is not None:
             # What each seat holds so far: dealt cards only. Undealt cards and the shoe
             # order are never known here, so they can never be revealed.
@@ -1114,6 +1133,7 @@ class Controller:
             d.message("PITBOSS", ["NOT CONFIGURED"])
             return
         if t.phase == SETTLED:
+            # what to pay (issue 30: the pay screen of TableDisplay.result)
             d.result(t.game, t.settled_rows() or (), t.round)
             return
         if t.phase == DEALING and t.dealt % _DEAL_REDRAW:
