@@ -166,6 +166,26 @@ def watchdog_stop():
     mem32[0x40058000 + 0x3000] = 1 << 30
 
 
+def journal_flash():
+    """The raw journal region of the pitboss image (boards/rp2/PITBOSS_PICO), outside
+    littlefs, as an rp2.Flash block device: 4 KB blocks; writeblocks(block, buf, offset)
+    programs 256-byte pages without erasing; ioctl(6, block) erases one block;
+    memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
+    frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
+    and JOURNAL_BYTES. None on a stock image: it has no such region (its journal stays a
+    file on littlefs), and the storage area's size, which the image fixes, tells them
+    apart, so a stray pitboss_layout.py on littlefs cannot make one up."""
+    try:
+        import pitboss_layout as layout
+    except ImportError:
+        return None
+    import rp2
+
+    if rp2.Flash().ioctl(4, 0) * 4096 != layout.STORAGE_BYTES:
+        return None
+    return rp2.Flash(start=layout.JOURNAL_START, len=layout.JOURNAL_BYTES)
+
+
 def set_rtc(tm):
     """Set the RP2040's RTC (what time.time() reads) from a time.gmtime() tuple: the
     host's time, sent when it connects (pitboss.clock)."""

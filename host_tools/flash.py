@@ -495,6 +495,10 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
                 progress("board: %s (MicroPython %s, %s, loads %s)" % (
                     name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
                 files = build(name, source, abi, _build_dir(root), root)
+                if info.get("romfs"):  # the pitboss image: the code goes into its ROMFS
+                    from host_tools import romfs_deploy
+
+                    return romfs_deploy.deploy(dev, name, mode, files, info, progress, root)
                 p = plan(files, info["hashes"], info["manifest"], name, mode, info.get("files"))
                 result = FlashResult(name, mode, len(files))
                 if p.up_to_date:
@@ -561,6 +565,14 @@ def expected_answer(files: list[BuiltFile], manifest: str, seed: bytes) -> dict:
 
     blobs = {f.dest: f.local.read_bytes() for f in files}
     blobs[MANIFEST] = manifest.encode()
+    return expected_from(blobs, seed)
+
+
+def expected_from(blobs: dict, seed: bytes) -> dict:
+    """The seeded answer over {board path: bytes} (files, or program regions "@...")."""
+    import hashlib
+    import hmac
+
     out, total = [], hmac.new(seed, digestmod=hashlib.sha256)
     for path in sorted(blobs):
         d = hmac.new(seed, path.encode() + b"\0" + blobs[path], hashlib.sha256).digest()
@@ -620,6 +632,8 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     mode = "source" if source else "mpy"
     with _build_lock(_build_dir(root)):
         files = build(name, source, decode_sys_mpy(info["mpy"]), _build_dir(root), root)
+    if info.get("romfs"):  # the pitboss image: its program flash, not files
+        return _verify_program(name, mode, files, info, answer, seed, progress)
     final = manifest_text(files, name, mode, integrity.COMPLETE)
     problems = []
     if info["manifest"] is None:
@@ -645,6 +659,32 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     return _verify_result(name, mode, problems, files, progress)
 
 
+def _verify_program(name, mode, files, info, answer, seed, progress) -> VerifyResult:
+    """verify() on the pitboss image (service mode): the manifest lists the program
+    regions (host_tools/romfs_deploy.py), and no code may be on littlefs."""
+    from host_tools import romfs_deploy
+
+    regions = romfs_deploy.program(files)
+    final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
+    minfo, _ = integrity.parse_manifest(info["manifest"] or "")
+    problems = []
+    if info["manifest"] is None:
+        problems.append((MANIFEST, "no manifest"))
+    else:
+        if minfo.get("state") != integrity.COMPLETE:
+            problems.append((MANIFEST, "pending (a deploy did not finish)"))
+        if info["manifest"] != final:
+            problems.append((MANIFEST, "differs from the host's build"))
+    for path in info.get("files") or ():
+        problems.append((path, "code on littlefs (the pitboss image runs only its ROMFS)"))
+    blobs = dict(regions)
+    blobs[MANIFEST] = final.encode()
+    for p in compare_answer(expected_from(blobs, seed), answer):
+        if p not in problems:
+            problems.append(p)
+    return _verify_result(name, mode, problems, regions, progress)
+
+
 def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult:
     from host_tools.protolink import LinkError, ProtocolLink
 
@@ -663,8 +703,16 @@ def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult
     mode = "source" if source else "mpy"
     with _build_lock(Path(root) / "build"):
         files = build(name, source, decode_sys_mpy(r["mpy"]), Path(root) / "build", root)
-    final = manifest_text(files, name, mode, integrity.COMPLETE)
-    problems = compare_answer(expected_answer(files, final, seed), r)
+    if any(p.startswith("@") for p, _ in r.get("files") or ()):
+        from host_tools import romfs_deploy  # the pitboss image: program regions
+
+        regions = romfs_deploy.program(files)
+        final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
+        problems = compare_answer(expected_from(dict(regions, **{MANIFEST: final.encode()}),
+                                                seed), r)
+    else:
+        final = manifest_text(files, name, mode, integrity.COMPLETE)
+        problems = compare_answer(expected_answer(files, final, seed), r)
     if r.get("state") != integrity.COMPLETE:
         problems.append((MANIFEST, "not complete (%s)" % r.get("state")))
     if r.get("sealed") is False:

@@ -113,6 +113,10 @@ export class AckingShoe {
     this.acks = 0;         // well-formed acknowledgements heard (any seq)
     this.rx = [];
     this.waiters = [];
+    // Per acknowledged frame: emulated ns from the last byte of its (last) send on the
+    // line to its acknowledgement heard: a card's time on the chip (issue 27's budget).
+    this.latencyNs = [];
+    this.sentEndNs = 0;
     this.timer = clock.createAlarm(() => { this.timer.scheduled = false; this._resend(); });
     this.after = clock.createAlarm(() => { this.after.scheduled = false; this._next(); });
     line.listeners.push((b) => this._heard(b));
@@ -141,7 +145,8 @@ export class AckingShoe {
   state() {
     return { frames: this.frames, sends: this.sends, resends: this.sends - this.frames - (this.cur ? 1 : 0),
              acks: this.acks, queued: this.queue.length + (this.cur ? 1 : 0),
-             dropped: this.line.overruns, timeout_ms: this.timeoutNs / 1e6 };
+             dropped: this.line.overruns, timeout_ms: this.timeoutNs / 1e6,
+             latency_ns: this.latencyNs };
   }
 
   _next() {
@@ -158,6 +163,7 @@ export class AckingShoe {
   _send() {
     this.line.write(this.cur);
     this.sends++;
+    this.sentEndNs = this.clock.nanos + this.line.queue.length * this.byteNs;
     // The timer starts once the frame's last byte is on the line.
     this.timer.schedule(this.line.queue.length * this.byteNs + this.timeoutNs);
   }
@@ -179,6 +185,7 @@ export class AckingShoe {
     this.acks++;
     if (this.cur && seq === this.seq) {
       this.frames++;
+      this.latencyNs.push(this.clock.nanos - this.sentEndNs);
       this.cur = null;
       if (this.timer.scheduled) this.timer.cancel();
       // The acknowledgement takes ACK_LEN byte times to reach the shoe (the model's TX
