@@ -53,7 +53,7 @@ MODULE_TIERS = {
     "test_security_board": "board", "test_tables": "host", "test_native": "vm",
     "test_pico_board": "board",
     "test_history": "host", "test_history_board": "board",
-    "test_misdeal": "host",
+    "test_misdeal": "host", "test_pitboss_image": "host",
     "test_pico_survive": "board",
     "test_shoe_link": "host", "test_serial_board": "board",
     # tests/floor/ (its conftest.py assigns the same tier)
@@ -71,6 +71,7 @@ TEST_TIERS = {
     ("test_flash", "test_plan_copies_changed_and_removes_stale"): "host",
     ("test_flash", "test_manifest_roundtrip_and_board_side_check"): "host",
     ("test_flash", "test_build_layout_is_reproducible"): "static",
+    ("test_pitboss_image", "test_the_committed_image_rebuilds_byte_for_byte"): "slow",
     ("test_bench", "test_the_cli_parser_takes_the_bench_options"): "host",
     ("test_bench", "test_cross_compiles_the_evaluator_native"): "static",
     ("test_bench", "test_native_emitter_run_where_installed"): "vm",

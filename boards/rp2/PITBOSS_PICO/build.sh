@@ -43,6 +43,7 @@ if [ -n "$CHECK" ]; then
 else
   mkdir -p "$HERE/build"
   cp "$DIR/out/$name.uf2" "$HERE/build/"
-  (cd "$HERE/build" && sha256sum "$name.uf2" > "$name.uf2.sha256")
-  echo "wrote $HERE/build/$name.uf2 ($(cut -d' ' -f1 "$HERE/build/$name.uf2.sha256"))"
+  # SHA256SUMS pins every committed image (host_tools/pico checks the one it boots).
+  (cd "$HERE/build" && sha256sum -- *.uf2 > SHA256SUMS)
+  echo "wrote $HERE/build/$name.uf2 ($(sha256sum "$HERE/build/$name.uf2" | cut -d' ' -f1))"
 fi
