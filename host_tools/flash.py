@@ -389,7 +389,8 @@ def restart_loop(dev: str) -> None:
     from host_tools import protolink
 
     try:
-        protolink.restart_loop(dev)
+        # 120 s: an emulated Pico under load takes seconds of wall time to boot
+        protolink.restart_loop(dev, timeout=120.0)
     except protolink.LinkError:
         pass  # the board went away: nothing to restart
 

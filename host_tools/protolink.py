@@ -181,6 +181,15 @@ def restart_loop(port, timeout=30.0):
         while time.monotonic() < end:
             got += link.s.read(4096)
             if b"soft reboot" in got:
-                return True
-        link.write(b"\n")  # ends the refused line, should a loop have been running
-    return False
+                break
+        else:
+            link.write(b"\n")  # ends the refused line, should a loop have been running
+            return False
+        # Until the loop answers: the boot (the pitboss image hashes its program first)
+        # runs with Ctrl-C off, so a host breaking in sooner would have its Ctrl-C read
+        # as a line later, not get the REPL (seen on the emulated Pico, 2026-12-03).
+        try:
+            link.ready(timeout)
+        except LinkError:
+            pass  # no loop came up (no firmware): the caller finds out by itself
+    return True

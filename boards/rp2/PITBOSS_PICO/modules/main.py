@@ -11,6 +11,12 @@ import micropython
 micropython.kbd_intr(-1)  # until the service switch is read: no Ctrl-C into the REPL
 import pitboss_program
 
+# With the service switch held Ctrl-C is on from here (as pitboss.run would turn it on):
+# a host breaking in while the check hashes the program gets the REPL, not a loop that
+# later reads its Ctrl-C as a line.
+if pitboss_program.service():
+    micropython.kbd_intr(3)
+
 _why = pitboss_program.check()
 if _why is None:
     del _why

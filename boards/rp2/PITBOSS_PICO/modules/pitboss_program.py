@@ -95,6 +95,13 @@ def check():
     return None
 
 
+def service():
+    """Is the logic door's service switch held closed (reads 0 through the pull-up)?"""
+    from machine import Pin
+
+    return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0
+
+
 def tilted(why):
     """The board when its program fails check(): no ROMFS code runs; every protocol line
     is answered with the firmware_mismatch tilt (docs/protocol.md's refusal shape). With
@@ -103,11 +110,10 @@ def tilted(why):
     import json
     import sys
     import micropython
-    from machine import Pin
 
-    service = Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0
+    held = service()
     msg = "firmware_mismatch: " + why
-    if service:
+    if held:
         micropython.kbd_intr(3)
         print("PITBOSS tilt %s; service mode: Ctrl-C for the REPL, then pitboss flash" % msg)
     # "version" and "mode" as the firmware's own `version` reply has them, so the host's
@@ -116,7 +122,7 @@ def tilted(why):
     # its own (protolink.ready) knows this one is it.
     reply = {"ok": False, "error": {"code": "tilted", "message": msg},
              "tilts": ["firmware_mismatch"], "version": None,
-             "mode": "service" if service else "production", "line": ""}
+             "mode": "service" if held else "production", "line": ""}
     # Byte by byte with a bounded buffer: a line of any length costs no heap, and
     # nothing here may end this function in production (the REPL would follow).
     line = bytearray()
