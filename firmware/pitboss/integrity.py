@@ -142,10 +142,17 @@ def listed(root=""):
 
 def files(root="/"):
     """Every file under `root`, sorted. On the virtual board /dev and /proc are the C
-    runtime's device folders, not flash (the bridge never stores them), so skipped."""
+    runtime's device folders, not flash (the bridge never stores them), so skipped; on
+    the pitboss image /rom is the ROMFS mount, which listing / shows too: its bytes are
+    the @romfs region the manifest lists, not files on littlefs."""
     import sys
 
-    skip = ("/dev", "/proc") if sys.platform == "webassembly" and root == "/" else ()
+    skip = ()
+    if root == "/":
+        if sys.platform == "webassembly":
+            skip = ("/dev", "/proc")
+        elif _romfs_bytes():
+            skip = ("/rom",)
     out = []
     _walk(root.rstrip("/"), skip, out)
     out.sort()
