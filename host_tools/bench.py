@@ -67,6 +67,9 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
         if board and port == "pico":   # the emulated Pico: chip-time figures
             from host_tools import bench_pico
             res["pico"] = bench_pico.measure(quick)
+            # issue 27: the stock image and the pitboss image, side by side, same run
+            from host_tools import bench_image
+            res["pico_images"] = bench_image.measure()
             # and the WebAssembly board's ratios beside them (the bytecode path, for
             # ports without a native emitter): one run has both (issue 13)
             res["board"] = bench_device.bench_board("virtual", quick, work)
@@ -87,6 +90,9 @@ def cmd_bench(args):
     if "pico" in res:
         from host_tools import bench_pico
         print(bench_pico.render(res["pico"]))
+    if "pico_images" in res:
+        from host_tools import bench_image
+        print(bench_image.render(res["pico_images"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(res, f, indent=1, sort_keys=True)
