@@ -92,4 +92,36 @@ def run_cuts(pico, repo: Path, base: Path):
     out["mark"] = pico.board.exec("import pitboss\nprint(getattr(pitboss, %r, None))"
                                   % MARK).strip()
     pico.close()
+    out["damaged"] = damaged_littlefs(pico)
     return out
+
+
+def damaged_littlefs(pico):
+    """The image's _boot.py never formats a littlefs that is there but does not mount:
+    both superblock copies damaged after their magic, the board boots into the tilt
+    naming it (no ROMFS code runs); the bytes put back, it boots the table again with
+    everything on littlefs (the key, the manifest) as it was."""
+    from host_tools.romfs_deploy import layout
+    L = layout()
+    at = L["CODE_BYTES"] + L["ROMFS_BYTES"] + L["LFS_START"]  # offset in flash.bin
+    path = Path(pico.flash) / "flash.bin"
+    pico.stop()
+    data = bytearray(path.read_bytes())
+    saved = bytes(data[at:at + 8192])
+    for blk in (0, 4096):
+        data[at + blk + 16:at + blk + 256] = b"\x55" * 240
+    path.write_bytes(bytes(data))
+    pico.up()
+    try:
+        version, _ = _first_answer(pico.port)
+    except LinkError as e:
+        version = {"error": str(e)}
+    pico.stop()
+    data[at:at + 8192] = saved
+    path.write_bytes(bytes(data))
+    pico.up()
+    try:
+        restored, _ = _first_answer(pico.port)
+    except LinkError as e:
+        restored = {"error": str(e)}
+    return {"version": version, "restored": restored}

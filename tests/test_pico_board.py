@@ -208,6 +208,12 @@ def test_a_romfs_deploy_cut_part_way_boots_into_a_tilt_never_a_mix(tier):
     assert r["final"]["error"] is None, r["final"]
     assert r["verify"] == []
     assert r["mark"] == "b"     # the new code runs
+    # A damaged littlefs is left alone (never formatted): a tilt naming it; the bytes
+    # put back, the table runs with what littlefs held.
+    d = r["damaged"]
+    assert d["version"]["tilts"] == ["firmware_mismatch"], d
+    assert "not formatted" in d["version"]["error"]["message"]
+    assert d["restored"]["ok"] and d["restored"]["version"], d
     print("ROMFS deploy cuts: %s; the final deploy %.1f s wall"
           % (", ".join("%s %.1f s" % (c["cut"], c["deploy"]["wall_s"]) for c in r["cuts"]),
              r["final"]["wall_s"]))

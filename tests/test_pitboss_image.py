@@ -128,3 +128,20 @@ def test_the_committed_image_rebuilds_byte_for_byte(tmp_path):
                        capture_output=True, text=True, timeout=3600)
     assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
     assert "identical to the committed image" in p.stdout
+
+
+def test_the_before_after_table_has_a_row_per_figure_and_the_ratio():
+    from host_tools import bench_image
+
+    one = {"deploy": {"chip_s": 10.0, "wall_s": 60.0}, "first_line_ms": 700,
+           "boot_free": 100_000, "boot_max_block": 60_000, "min_free": 50_000,
+           "repl": {"held": 100_000, "import_ms": 600.0, "app_ms": 600.0, "gc_ms": 20.0,
+                    "free": 110_000, "max_block": 60_000},
+           "card_ms": {"median": 180.0, "p99": 270.0, "max": 290.0, "resends": 60},
+           "round_ms": 15000.0, "settle_ms": 1000}
+    two = dict(one, first_line_ms=350, repl=dict(one["repl"], held=46_000))
+    text = bench_image.render({"stock": one, "pitboss": two})
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ")]
+    assert len(rows) == 1 + len(bench_image.ROWS)
+    assert "| power-on to the first line answered (ms) | 700 | 350 | 0.50x |" in rows
+    assert "| heap held by import pitboss.app (B) | 100000 | 46000 | 0.46x |" in rows

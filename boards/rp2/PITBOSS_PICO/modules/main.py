@@ -16,6 +16,8 @@ import pitboss_program
 # later reads its Ctrl-C as a line.
 if pitboss_program.service():
     micropython.kbd_intr(3)
+if pitboss_program.lfs != "mounted":  # _boot.py ran before the USB serial was up
+    print("pitboss _boot: " + pitboss_program.lfs)
 
 _why = pitboss_program.check()
 if _why is None:

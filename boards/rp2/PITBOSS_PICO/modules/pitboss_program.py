@@ -14,6 +14,9 @@ MANIFEST = "/manifest.sha256"
 SERVICE_PIN = 22  # boards/pico.py SERVICE_PIN: the logic door's switch, closed = service
 _CHUNK = 8192     # hashed per call, so the USB stack gets its turn between them
 verified = {}     # region entry -> its hex SHA-256, hashed this boot by check()
+# What _boot.py found on littlefs at this reset: "mounted", "formatted: ..." or
+# "damaged: ..." (left unmounted, never formatted).
+lfs = "mounted"
 
 
 def region(entry):
@@ -69,6 +72,8 @@ def check():
     """None if the ROMFS may run, else why not: no manifest, a pending one (a deploy that
     did not finish), no ROMFS listed, or a region that is not what the manifest lists."""
     verified.clear()
+    if lfs.startswith("damaged"):
+        return lfs
     if _frozen():
         return None  # the FROZEN variant: the firmware is in the core (pitboss.integrity)
     try:
