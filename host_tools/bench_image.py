@@ -64,6 +64,35 @@ def _pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
+def measure_frozen(image, base: Path, progress=print) -> dict:
+    """The release variant (the firmware frozen into the image, build.sh --variant
+    FROZEN): nothing to deploy and no manifest (so its table boots tilted, as an image
+    never flashed does); power-on to the first line, the heap then, and the REPL's heap
+    figures, as measure_image() takes them."""
+    out = {"image": str(image)}
+    state, flash_dir = base / "state", base / "flash"
+    st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(), uf2=image,
+               service=False)
+    try:
+        with ProtocolLink(st["port"]) as link:
+            m = link.request("mem", timeout=900)
+            out["first_line_ms"] = m["up_ms"]
+            out["boot_free"], out["boot_max_block"] = m["free"], m["max_block"]
+    finally:
+        stop(state)
+    st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(), uf2=image)
+    try:
+        b = Board(st["port"])
+        try:
+            out["repl"] = json.loads(b.exec(_HEAP).strip().splitlines()[-1])
+        finally:
+            b.close()
+    finally:
+        stop(state)
+    progress("pico %s: boot and heap figures" % image)
+    return out
+
+
 def measure_image(image, base: Path, progress=print) -> dict:
     """The figures of the module's doc for one image ("stock", "pitboss" or a UF2)."""
     out = {"image": image}
@@ -194,6 +223,12 @@ def render(res) -> str:
 
 
 if __name__ == "__main__":
-    r = measure()
-    print(render(r))
-    print(json.dumps(r, default=str))
+    import sys
+
+    if sys.argv[1:2] == ["--frozen"]:  # python -m host_tools.bench_image --frozen UF2
+        base = Path(tempfile.mkdtemp(prefix="pitboss-bench-frozen-"))
+        print(json.dumps(measure_frozen(sys.argv[2], base), default=str))
+    else:
+        r = measure()
+        print(render(r))
+        print(json.dumps(r, default=str))
