@@ -75,22 +75,33 @@ def measure_frozen(image, base: Path, progress=print) -> dict:
                service=False)
     try:
         with ProtocolLink(st["port"]) as link:
-            m = link.request("mem", timeout=900)
-            out["first_line_ms"] = m["up_ms"]
-            out["boot_free"], out["boot_max_block"] = m["free"], m["max_block"]
+            _first_line(link, out)
     finally:
         stop(state)
+    out["repl"] = _repl_heap(flash_dir, state, image)
+    progress("pico %s: boot and heap figures" % image)
+    return out
+
+
+def _first_line(link, out):
+    """The first `mem` line after power-on: reset -> first line answered, the heap then."""
+    m = link.request("mem", timeout=900)
+    out["first_line_ms"] = m["up_ms"]
+    out["boot_free"], out["boot_max_block"] = m["free"], m["max_block"]
+    out["boot_ms"] = m.get("boot_ms")
+
+
+def _repl_heap(flash_dir, state, image):
+    """_HEAP over the raw REPL of the board powered on in service mode."""
     st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(), uf2=image)
     try:
         b = Board(st["port"])
         try:
-            out["repl"] = json.loads(b.exec(_HEAP).strip().splitlines()[-1])
+            return json.loads(b.exec(_HEAP).strip().splitlines()[-1])
         finally:
             b.close()
     finally:
         stop(state)
-    progress("pico %s: boot and heap figures" % image)
-    return out
 
 
 def measure_image(image, base: Path, progress=print) -> dict:
@@ -120,10 +131,7 @@ def measure_image(image, base: Path, progress=print) -> dict:
     try:
         ctl = control_for(st["port"])
         with ProtocolLink(st["port"]) as link:
-            m = link.request("mem", timeout=900)
-            out["first_line_ms"] = m["up_ms"]
-            out["boot_free"], out["boot_max_block"] = m["free"], m["max_block"]
-            out["boot_ms"] = m.get("boot_ms")
+            _first_line(link, out)
             r = link.request(keys.sign(BOARD_ID, 'config {"game":"%s","seats":%d}'
                                        % (GAME, SEATS)), timeout=300)
             assert r.get("ok"), r
@@ -160,15 +168,7 @@ def measure_image(image, base: Path, progress=print) -> dict:
         stop(state)
     progress("pico %s: booted, Pai Gow round dealt" % image)
     # 3. service mode, raw REPL after a soft reset, gc.threshold(-1): the app's heap
-    st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(), uf2=image)
-    try:
-        b = Board(st["port"])
-        try:
-            out["repl"] = json.loads(b.exec(_HEAP).strip().splitlines()[-1])
-        finally:
-            b.close()
-    finally:
-        stop(state)
+    out["repl"] = _repl_heap(flash_dir, state, image)
     progress("pico %s: heap figures" % image)
     return out
 

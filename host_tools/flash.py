@@ -636,14 +636,7 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     if info.get("romfs"):  # the pitboss image: its program flash, not files
         return _verify_program(name, mode, files, info, answer, seed, progress)
     final = manifest_text(files, name, mode, integrity.COMPLETE)
-    problems = []
-    if info["manifest"] is None:
-        problems.append((MANIFEST, "no manifest"))
-    else:
-        if minfo.get("state") != integrity.COMPLETE:
-            problems.append((MANIFEST, "pending (a flash did not finish)"))
-        if info["manifest"] != final:
-            problems.append((MANIFEST, "differs from the host's build"))
+    problems = _manifest_problems(info["manifest"], final)
     for f in files:
         got = info["hashes"].get(f.dest)
         if got is None:
@@ -660,6 +653,18 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     return _verify_result(name, mode, problems, files, progress)
 
 
+def _manifest_problems(have: str | None, final: str) -> list[tuple[str, str]]:
+    """The board's manifest text `have` against the host's complete one."""
+    if have is None:
+        return [(MANIFEST, "no manifest")]
+    problems = []
+    if integrity.parse_manifest(have)[0].get("state") != integrity.COMPLETE:
+        problems.append((MANIFEST, "pending (a flash did not finish)"))
+    if have != final:
+        problems.append((MANIFEST, "differs from the host's build"))
+    return problems
+
+
 def _verify_program(name, mode, files, info, answer, seed, progress) -> VerifyResult:
     """verify() on the pitboss image (service mode): the manifest lists the program
     regions (host_tools/romfs_deploy.py), and no code may be on littlefs."""
@@ -667,15 +672,7 @@ def _verify_program(name, mode, files, info, answer, seed, progress) -> VerifyRe
 
     regions = romfs_deploy.program(files)
     final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
-    minfo, _ = integrity.parse_manifest(info["manifest"] or "")
-    problems = []
-    if info["manifest"] is None:
-        problems.append((MANIFEST, "no manifest"))
-    else:
-        if minfo.get("state") != integrity.COMPLETE:
-            problems.append((MANIFEST, "pending (a deploy did not finish)"))
-        if info["manifest"] != final:
-            problems.append((MANIFEST, "differs from the host's build"))
+    problems = _manifest_problems(info["manifest"], final)
     for path in info.get("files") or ():
         problems.append((path, "code on littlefs (the pitboss image runs only its ROMFS)"))
     blobs = dict(regions)

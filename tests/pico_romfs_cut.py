@@ -110,18 +110,19 @@ def damaged_littlefs(pico):
     saved = bytes(data[at:at + 8192])
     for blk in (0, 4096):
         data[at + blk + 16:at + blk + 256] = b"\x55" * 240
-    path.write_bytes(bytes(data))
-    pico.up()
-    try:
-        version, _ = _first_answer(pico.port)
-    except LinkError as e:
-        version = {"error": str(e)}
-    pico.stop()
+    version = _boot_with(pico, path, data)
     data[at:at + 8192] = saved
+    restored = _boot_with(pico, path, data)
+    return {"version": version, "restored": restored}
+
+
+def _boot_with(pico, path, data):
+    """Power on with `data` as the flash; the answer to the first line, then off."""
     path.write_bytes(bytes(data))
     pico.up()
     try:
-        restored, _ = _first_answer(pico.port)
+        return _first_answer(pico.port)[0]
     except LinkError as e:
-        restored = {"error": str(e)}
-    return {"version": version, "restored": restored}
+        return {"error": str(e)}
+    finally:
+        pico.stop()

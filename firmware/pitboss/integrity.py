@@ -52,6 +52,25 @@ _CHUNK = const(512)
 _buf = None
 
 
+def _feed(h, path):
+    """Hash the file's bytes into `h` through the one shared buffer; OSError if it cannot
+    be read."""
+    global _buf
+    if _buf is None:
+        _buf = bytearray(_CHUNK)
+    buf = _buf
+    f = open(path, "rb")
+    try:
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                break
+            # A full chunk is hashed as is; only the last, short one needs a slice.
+            h.update(buf if n == _CHUNK else memoryview(buf)[:n])
+    finally:
+        f.close()
+
+
 def is_region(path):
     """A manifest entry that is program flash, not a file: "@core/N" (the MicroPython core
     the UF2 wrote, N bytes from the flash's start) or "@romfs/N" (the first N bytes of the
@@ -73,27 +92,14 @@ def _program():
 def file_sha256(path):
     """Hex SHA-256 of the file's bytes (or of the program flash a region entry names), or
     None if it cannot be opened."""
-    global _buf
     if is_region(path):
         prog = _program()
         return prog.sha256_hex(path) if prog else None
-    if _buf is None:
-        _buf = bytearray(_CHUNK)
-    buf = _buf
     h = hashlib.sha256()
     try:
-        f = open(path, "rb")
+        _feed(h, path)
     except OSError:
         return None
-    try:
-        while True:
-            n = f.readinto(buf)
-            if not n:
-                break
-            # A full chunk is hashed as is; only the last, short one needs a slice.
-            h.update(buf if n == _CHUNK else memoryview(buf)[:n])
-    finally:
-        f.close()
     return hexlify(h.digest()).decode()
 
 
@@ -328,10 +334,6 @@ def seeded_answer(seed, root="/"):
     without the seed in advance, no stored answer fits."""
     if not SEED_MIN <= len(seed) <= SEED_MAX:
         raise ValueError("seed must be %d..%d bytes" % (SEED_MIN, SEED_MAX))
-    global _buf
-    if _buf is None:
-        _buf = bytearray(_CHUNK)
-    buf = _buf
     mac = Mac(seed)
     total = mac.start()
     out = []
@@ -354,15 +356,7 @@ def seeded_answer(seed, root="/"):
             for i in range(0, len(mem), _CHUNK * 16):
                 h.update(mem[i:i + _CHUNK * 16])
         else:
-            f = open(p, "rb")
-            try:
-                while True:
-                    n = f.readinto(buf)
-                    if not n:
-                        break
-                    h.update(buf if n == _CHUNK else memoryview(buf)[:n])
-            finally:
-                f.close()
+            _feed(h, p)
         d = mac.finish(h)
         total.update(name + b"\0" + d)
         out.append([name.decode(), hexlify(d).decode()])
