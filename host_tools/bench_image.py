@@ -92,11 +92,13 @@ def _first_line(link, out):
 
 
 def _repl_heap(flash_dir, state, image):
-    """_HEAP over the raw REPL of the board powered on in service mode."""
+    """_HEAP over the raw REPL of the board powered on in service mode, after a soft
+    reset: Board() breaks into the running loop, whose app is still imported."""
     st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(), uf2=image)
     try:
         b = Board(st["port"])
         try:
+            b._t.enter_raw_repl(soft_reset=True, timeout_overall=b.timeout)
             return json.loads(b.exec(_HEAP).strip().splitlines()[-1])
         finally:
             b.close()
@@ -228,6 +230,9 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--frozen"]:  # python -m host_tools.bench_image --frozen UF2
         base = Path(tempfile.mkdtemp(prefix="pitboss-bench-frozen-"))
         print(json.dumps(measure_frozen(sys.argv[2], base), default=str))
+    elif sys.argv[1:2] == ["--repl"]:  # --repl IMAGE FLASH_DIR: the REPL figures alone
+        base = Path(tempfile.mkdtemp(prefix="pitboss-bench-repl-"))
+        print(json.dumps(_repl_heap(Path(sys.argv[3]), base / "state", sys.argv[2])))
     else:
         r = measure()
         print(render(r))

@@ -40,6 +40,10 @@ name=PITBOSS_PICO${VARIANT:+-$VARIANT}
 if [ -n "$CHECK" ]; then
   if cmp "$DIR/out/$name.uf2" "$HERE/build/$name.uf2"; then echo "$name.uf2: identical to the committed image"
   else echo "$name.uf2: differs from the committed image" >&2; exit 1; fi
+elif [ -n "$VARIANT" ]; then
+  # A variant is measured, not committed (docs/pitboss-image.md): the FROZEN image holds
+  # the firmware itself and would go stale with the next change of firmware/.
+  echo "built $DIR/out/$name.uf2 (not copied into the repository)"
 else
   mkdir -p "$HERE/build"
   cp "$DIR/out/$name.uf2" "$HERE/build/"
