@@ -7,9 +7,10 @@ Every time is chip time (the emulator's clock at 125 MHz). Per image:
     first line         power-on (production) to the first protocol line answered: the
                        `mem` line sent as soon as the USB serial is up; its up_ms
     free / largest     that reply's free heap and largest free block (the app built)
-    card ms            a dealt card: the last byte of its frame on UART1 to its
-                       acknowledgement (the emulator's acknowledging shoe), every card of
-                       a six-seat Pai Gow round; median / p99 / max
+    card ms            a dealt card: the last byte of its frame's first send on UART1
+                       to its acknowledgement, resends included (the emulator's
+                       acknowledging shoe, 100 ms resend time), every card of a six-seat
+                       Pai Gow round; median / p99 / max
     round / settle     that round from its first line to its settlement's reply, and the
                        settlement alone (the `settle` line's up_ms difference)
     import / app       over the raw REPL after a soft reset with gc.threshold(-1) (the

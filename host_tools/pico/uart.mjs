@@ -113,10 +113,12 @@ export class AckingShoe {
     this.acks = 0;         // well-formed acknowledgements heard (any seq)
     this.rx = [];
     this.waiters = [];
-    // Per acknowledged frame: emulated ns from the last byte of its (last) send on the
-    // line to its acknowledgement heard: a card's time on the chip (issue 27's budget).
+    // Per acknowledged frame: emulated ns from the last byte of its first send on the
+    // line to its acknowledgement heard, resends included: how long the shoe waits for
+    // a card (issue 27's budget).
     this.latencyNs = [];
     this.sentEndNs = 0;
+    this.firstSend = true;
     this.timer = clock.createAlarm(() => { this.timer.scheduled = false; this._resend(); });
     this.after = clock.createAlarm(() => { this.after.scheduled = false; this._next(); });
     line.listeners.push((b) => this._heard(b));
@@ -157,13 +159,15 @@ export class AckingShoe {
       return;
     }
     this.seq = parseInt(String.fromCharCode(...this.cur.slice(3, 7)), 16);
+    this.firstSend = true;
     this._send();
   }
 
   _send() {
     this.line.write(this.cur);
     this.sends++;
-    this.sentEndNs = this.clock.nanos + this.line.queue.length * this.byteNs;
+    if (this.firstSend) this.sentEndNs = this.clock.nanos + this.line.queue.length * this.byteNs;
+    this.firstSend = false;
     // The timer starts once the frame's last byte is on the line.
     this.timer.schedule(this.line.queue.length * this.byteNs + this.timeoutNs);
   }
