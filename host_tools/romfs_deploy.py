@@ -244,13 +244,21 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
         result.seconds = time.monotonic() - t0
         return result
     pending = manifest_text(regions, name, mode, integrity.PENDING)
-    fl._report(fl._mpremote(dev, ["exec", fl._board_code("begin(%r, [])" % (pending,))],
-                            fl.TIMEOUT_QUERY))
+    # Few mpremote runs: each costs seconds of wall time on a loaded machine. The pending
+    # manifest (and the stray code's removal) in one; the deploy, the board's re-hash and
+    # the seal in the next, the seal only if the commit wrote the complete manifest, and
+    # after a soft reset: modules imported before the deploy execute their bytecode in
+    # place, from ROMFS bytes the deploy has just overwritten (pitboss.auth seals).
+    first = ["exec", fl._board_code("begin(%r, [])" % (pending,))]
     if stray:
         progress("removing %d code files from littlefs (nothing there may run: %s)"
                  % (len(stray), ", ".join(stray[:4]) + (" ..." if len(stray) > 4 else "")))
-        fl._mpremote(dev, ["exec", fl._board_code("remove(%r)" % (stray,))],
-                     fl.TIMEOUT_QUERY)
+        first += ["+", "exec", fl._board_code("remove(%r)" % (stray,))]
+    fl._report(fl._mpremote(dev, first, fl.TIMEOUT_QUERY))
+    seal = "".join(" " + ln + "\n" for ln in fl.SEAL_CODE.splitlines())
+    last = ["exec", fl._board_code("commit(%r)" % (final,)), "+", "soft-reset", "+",
+            "exec", fl._board_code("if read_manifest() == %r:\n%s" % (final, seal))]
+    timeout = fl.TIMEOUT_QUERY + 60
     if rom_ok:
         progress("romfs: the board's ROMFS matches the build (%d bytes)" % len(rom))
     else:
@@ -259,27 +267,17 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
         out.write_bytes(rom)
         progress("romfs: mpremote romfs deploy %s (%d bytes, %d files)"
                  % (out.name, len(rom), sum(1 for f in files if f.dest not in FROZEN)))
-        fl._mpremote(dev, ["romfs", "deploy", str(out)],
-                     TIMEOUT_DEPLOY_BASE + TIMEOUT_DEPLOY_PER_KB * len(rom) / 1024)
+        last = ["romfs", "deploy", str(out), "+"] + last
+        timeout += TIMEOUT_DEPLOY_BASE + TIMEOUT_DEPLOY_PER_KB * len(rom) / 1024
         result.copied = [rom_e]
-    res = fl._report(fl._mpremote(dev, ["exec", fl._board_code("commit(%r)" % (final,))],
-                                  fl.TIMEOUT_QUERY + 60))
+    res = fl._report(fl._mpremote(dev, last, timeout))
     if not res["ok"]:
         raise fl.FlashError("verification after the deploy failed; the board's manifest "
                             "stays pending. Board vs host: %s" % (res["bad"],))
-    fl._mpremote(dev, ["exec", fl.SEAL_CODE], fl.TIMEOUT_QUERY)
     result.removed = stray
     result.seconds = time.monotonic() - t0
     progress("verified: the board's core and ROMFS match the build (%.1f s)" % result.seconds)
     return result
-
-
-def expected_blobs(files, manifest: str, uf2: Path = IMAGE) -> dict:
-    """{path: bytes} the seeded verify of a pitboss-image board covers: the manifest and
-    the program regions (no files: nothing else on littlefs is code)."""
-    blobs = dict(program(files, uf2))
-    blobs[integrity.MANIFEST] = manifest.encode()
-    return blobs
 
 
 if __name__ == "__main__":  # pragma: no cover - a helper for people: the layout

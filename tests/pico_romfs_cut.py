@@ -67,6 +67,11 @@ def run_cuts(pico, repo: Path, base: Path):
     """The board at `pico` (tests.pico_tier.Pico) runs the repository's firmware, deployed
     by the tier's flash job. Returns what each cut left and the final deploy's result."""
     tree = new_tree(base, repo)
+    # Provisioned, so every deploy also seals its manifest under the board's key (after a
+    # soft reset: the old code's bytecode runs in place from the ROMFS a deploy rewrote).
+    pico.connect()
+    pico.conf.provision()
+    pico.close()
     cuts = (
         ("erase", lambda n: n // 2, 2048),      # half-way through erasing, mid-sector
         ("program", lambda n: n + n // 2, 1000),  # half the image written, mid-page
@@ -92,6 +97,10 @@ def run_cuts(pico, repo: Path, base: Path):
     out["mark"] = pico.board.exec("import pitboss\nprint(getattr(pitboss, %r, None))"
                                   % MARK).strip()
     pico.close()
+    # Back to the repository's code over the running new one: a whole ROMFS rewritten on
+    # a provisioned board, sealed, and the table boots with no tilt.
+    out["back"] = _deploy(pico, repo)
+    _, out["back_status"] = _first_answer(pico.port)
     out["damaged"] = damaged_littlefs(pico)
     return out
 

@@ -208,6 +208,9 @@ def test_a_romfs_deploy_cut_part_way_boots_into_a_tilt_never_a_mix(tier):
     assert r["final"]["error"] is None, r["final"]
     assert r["verify"] == []
     assert r["mark"] == "b"     # the new code runs
+    assert r["back"]["error"] is None, r["back"]
+    assert any(m.startswith("romfs: mpremote romfs deploy") for m in r["back"]["progress"])
+    assert r["back_status"]["ok"] and r["back_status"]["tilts"] == [], r["back_status"]
     # A damaged littlefs is left alone (never formatted): a tilt naming it; the bytes
     # put back, the table runs with what littlefs held.
     d = r["damaged"]
