@@ -234,7 +234,10 @@ def open_table(port, set_clock=True):
             raise BoardError(str(e))
         try:
             try:
-                t.link.ready()
+                # An emulated Pico boots for seconds of wall time on a loaded machine (the
+                # pitboss image hashes its program first): more than the 30 s default.
+                from host_tools.vboard import board_kind
+                t.link.ready(300 if board_kind(device) == "pico" else 30)
                 if set_clock:
                     t.commands(["clock %d" % int(time.time())])
             except LinkError as e:
