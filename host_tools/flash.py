@@ -477,7 +477,9 @@ def _all_planned(board: str | None, root: Path) -> list[str]:
 def flash(port: str, board: str = "auto", source: bool = False, progress=print,
           root: Path = REPO) -> FlashResult:
     """Flash firmware/ (+ boards/<board>.py as /board) to the board at `port` (a serial
-    device, or 'virtual' for a throw-away virtual board). Raises FlashError.
+    device, or 'virtual' for a throw-away virtual board). Raises FlashError. A board
+    with a ROMFS (the pitboss image) gets the build as one ROMFS image instead of files
+    (host_tools/romfs_deploy.py: a real Pico not running the image gets it first).
     progress(str) gets one line per step and per copied file (None: quiet)."""
     progress = progress or (lambda msg: None)
     t0 = time.monotonic()
@@ -680,7 +682,7 @@ def _verify_program(name, mode, files, info, answer, seed, progress) -> VerifyRe
     for p in compare_answer(expected_from(blobs, seed), answer):
         if p not in problems:
             problems.append(p)
-    return _verify_result(name, mode, problems, regions, progress)
+    return _verify_result(name, mode, problems, regions, progress, "program regions")
 
 
 def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult:
@@ -718,11 +720,11 @@ def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult
     return _verify_result(name, mode, problems, files, progress)
 
 
-def _verify_result(name, mode, problems, files, progress) -> VerifyResult:
+def _verify_result(name, mode, problems, files, progress, what="files") -> VerifyResult:
     result = VerifyResult(name, mode, problems, seeded=True)
     if result.ok:
-        progress("ok: %d files on the board match the %s build for %s (fresh seed)"
-                 % (len(files), mode, name))
+        progress("ok: %d %s on the board match the %s build for %s (fresh seed)"
+                 % (len(files), what, mode, name))
     else:
         for path, what in problems:
             progress("MISMATCH %s: %s" % (path, what))

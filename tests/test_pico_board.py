@@ -1,5 +1,6 @@
-"""Issue 10: the board tier on the emulated Raspberry Pi Pico (stock MicroPython 1.27 on
-rp2040js, the shoe on UART1, the SSD1306 on I2C0, the MFRC522 on SPI0).
+"""Issue 10: the board tier on the emulated Raspberry Pi Pico (the pitboss image since
+issue 27, MicroPython 1.27 with the firmware in ROMFS, on rp2040js; the `stock` job runs
+the stock image; the shoe on UART1, the SSD1306 on I2C0, the MFRC522 on SPI0).
 
 The work runs in the background from the start of the session (tests/pico_tier.py); each
 test here waits for its job and checks its result. The virtual board (WebAssembly VM) tier
