@@ -710,14 +710,16 @@ def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult
         final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
         problems = compare_answer(expected_from(dict(regions, **{MANIFEST: final.encode()}),
                                                 seed), r)
+        counted, what = regions, "program regions"
     else:
         final = manifest_text(files, name, mode, integrity.COMPLETE)
         problems = compare_answer(expected_answer(files, final, seed), r)
+        counted, what = files, "files"
     if r.get("state") != integrity.COMPLETE:
         problems.append((MANIFEST, "not complete (%s)" % r.get("state")))
     if r.get("sealed") is False:
         problems.append((integrity.SEAL, "the seal does not match the manifest"))
-    return _verify_result(name, mode, problems, files, progress)
+    return _verify_result(name, mode, problems, counted, progress, what)
 
 
 def _verify_result(name, mode, problems, files, progress, what="files") -> VerifyResult:
