@@ -24,7 +24,10 @@ BOARD_ID = "pico"
 GAME, SEATS = "nj-3card", 3
 DEAL_S = 120  # wall seconds for the next card's reply (a card lost is a tilt, no reply)
 REPLY_S = 900  # wall seconds for a reply from the emulated chip (a cold boot, a 1 MB line)
-BURST = 15  # `mem` lines sent at once: ~9 s of chip, past the firmware's WDT_MS (8 s)
+# `mem` lines sent at once, past the firmware's WDT_MS (8 s): 15 took ~9 s of chip on the
+# stock image; on the pitboss image a `mem` line takes 0.49 s (its max_block bisection
+# runs faster with the code out of the heap), and 15 took 6.8 s (2026-12-03): 20 is ~9.8 s.
+BURST = 20
 BURST_REPLY_S = 120  # a chip reset mid-burst never answers: fail in minutes, not REPLY_S
 
 
