@@ -1,0 +1,298 @@
+"""pitboss.ringjournal on a flash region: the format, the ring, and power cuts at every byte
+of every page program and at every step of every sector erase (tests/nor_flash.py), on
+the raw-region driver (pitboss.region.FlashRegion over the NOR model) and the file-backed
+one (pitboss.region.FileRegion)."""
+import binascii
+import struct
+
+import pytest
+
+from nor_flash import NorFlash
+from pitboss import journal as J
+from pitboss.journal import JournalCorrupt, JournalFull
+from pitboss.osfs import OsFS
+from pitboss.region import FileRegion, FlashRegion
+from pitboss.ringjournal import RegionJournal
+from powercut_fs import MemFS, PowerCut
+from test_journal import encode_record
+
+D = "/journal"
+SMALL = dict(segment_sectors=1, max_payload=300)
+
+
+class Table:
+    """The table engine's stand-in: its state is the number of events applied
+    (write-ahead: journalled, then applied)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def snapshot(self, seq):
+        return "snap %d" % self.n
+
+
+def ev(i):
+    # Sizes that put records across page boundaries, and some over a page.
+    return "ev %d %s" % (i, "x" * ((i * 37) % 280))
+
+
+def make(region, fs=None, table=None, **kw):
+    opts = dict(SMALL)
+    opts.update(kw)
+    table = table or Table()
+    j = RegionJournal(region, D, snapshot=table.snapshot, fs=fs or MemFS(), **opts)
+    return j, table
+
+
+def recover(region, fs=None, **kw):
+    """Boot: open lazily, check the rest as the idle passes do, replay from the newest
+    snapshot. Returns (state, events kept, journal)."""
+    j, _ = make(region, fs, **kw)
+    j.open(lazy=True)
+    while j.verify(3):
+        pass
+    state = None
+    for seq, kind, payload in j.replay():
+        if kind == J.KIND_SNAPSHOT:
+            state = int(payload.split()[1])
+        else:
+            assert state is not None
+            assert payload == ev(state).encode(), (payload[:20], state)
+            state += 1
+    events = [p.decode() for s, k, p in j.records() if k == J.KIND_RECORD]
+    seqs = [s for s, k, p in j.records()]
+    assert seqs == list(range(j.first_seq, j.next_seq)), seqs
+    return state or 0, events, j
+
+
+def check_events(events, state):
+    """What is kept is a run of consecutive events ending with the last one applied."""
+    want = [ev(i) for i in range(state - len(events), state)]
+    assert events == want, ([e[:12] for e in events[-3:]], state)
+
+
+def test_format_is_the_journals_records_after_a_segment_header():
+    nor = NorFlash(4)
+    j, t = make(FlashRegion(nor))
+    j.open()
+    assert j.append('{"ev":"card","c":"As"}') == 2
+    h = b"PBJ0" + struct.pack("<II", 1, 1)
+    want = h + struct.pack("<I", binascii.crc32(h)) + encode_record(0x53, 1, b"snap 0") + \
+        encode_record(0x52, 2, b'{"ev":"card","c":"As"}')
+    assert bytes(nor.mem[:len(want)]) == want
+    assert nor.mem[len(want):4096] == b"\xff" * (4096 - len(want))
+
+
+def test_append_replay_ring_wrap_and_wear_spread():
+    nor = NorFlash(6)
+    j, t = make(FlashRegion(nor))
+    j.open()
+    for i in range(400):
+        j.append(ev(i))
+        t.n += 1
+        if i % 7 == 0:
+            j.prepare()
+    assert len(j.segments) >= 5
+    state, events, j2 = recover(FlashRegion(nor))
+    assert state == 400
+    check_events(events, 400)
+    # Every sector erased, none more than once beyond the others: the ring spreads wear.
+    assert min(nor.wear) >= 2 and max(nor.wear) - min(nor.wear) <= 1, nor.wear
+    assert j2.last(2) == [(j2.last_seq - 1, J.KIND_RECORD, ev(398).encode()),
+                          (j2.last_seq, J.KIND_RECORD, ev(399).encode())]
+
+
+def test_records_are_packed_and_a_page_is_programmed_once_a_record():
+    nor = NorFlash(4)
+    j, t = make(FlashRegion(nor), max_payload=64)
+    j.open()
+    j.append("card 00")  # starts the segment (its snapshot, then its header)
+    pages = nor.pages
+    for i in range(20):
+        j.append("card %02d" % i)  # 21-byte records
+    # 20 records of 21 bytes: one program each, a second when one crosses a page.
+    assert 20 <= nor.pages - pages <= 22
+    assert nor.erases == 0  # the first segment was erased already
+
+
+def scenario(j, t, log, n=40):
+    """Appends (across pages and segments, round the ring), checkpoints and erases
+    ahead. log[0]: appends acknowledged; log[1]: the index in flight."""
+    for i in range(t.n, n):
+        log[1] = i
+        j.append(ev(i))
+        t.n += 1
+        log[0] = t.n
+        if i % 5 == 4:
+            j.checkpoint()
+        if i % 3 == 2:
+            j.prepare()
+
+
+def run_cut(base, k, n):
+    nor = base.clone()
+    region = FlashRegion(nor)
+    fs = MemFS()
+    j, t = make(region, fs)
+    j.open()
+    log = [0, 0]
+    nor.cut_after(k)
+    try:
+        scenario(j, t, log, n)
+    except PowerCut:
+        pass
+    else:
+        return False
+    nor.reboot()
+    state, events, j2 = recover(FlashRegion(nor), fs)
+    # Nothing acknowledged lost, nothing doubled: the state is the appends that returned,
+    # or one more (the cut came after its last page was programmed).
+    assert state in (log[0], log[0] + 1), (k, state, log)
+    check_events(events, state)
+    # The journal goes on after the cut, and a second boot agrees.
+    j2, t2 = make(FlashRegion(nor), fs, table=Table())
+    t2.n = state
+    j2.open(lazy=True)
+    scenario(j2, t2, [0, 0], state + 6)
+    state2, events2, _ = recover(FlashRegion(nor), fs)
+    assert state2 == state + 6
+    check_events(events2, state2)
+    return True
+
+
+def units_of(base, n):
+    nor = base.clone()
+    j, t = make(FlashRegion(nor))
+    j.open()
+    u = nor.units
+    scenario(j, t, [0, 0], n)
+    return nor.units - u
+
+
+@pytest.mark.parametrize("start", [0, 30])
+def test_power_cut_at_every_byte_of_every_program_and_every_step_of_every_erase(start):
+    # A region of 4 one-sector segments, so 40 appends go round the ring (erases in
+    # prepare() and on a rotation's path, retirements, checkpoints); `start` appends
+    # first, so the cuts also fall in a ring that has wrapped (sectors holding old data).
+    nor = NorFlash(4, seed=start + 1)
+    j, t = make(FlashRegion(nor))
+    j.open()
+    scenario(j, t, [0, 0], start)
+    n = start + 40
+    total = units_of(nor, n)
+    assert total > 10000
+    cuts = 0
+    for k in range(total):
+        cuts += run_cut(nor, k, n)
+    assert cuts == total
+
+
+def test_a_torn_append_is_cut_off_and_the_next_append_starts_a_segment():
+    nor = NorFlash(4)
+    j, t = make(FlashRegion(nor))
+    j.open()
+    for i in range(3):
+        j.append(ev(i))
+        t.n += 1
+    nor.cut_after(j.segments[-1][3] % 256 + 20)  # 20 bytes into the record
+    with pytest.raises(PowerCut):
+        j.append("y" * 290)
+    nor.reboot()
+    j2, t2 = make(FlashRegion(nor))
+    rep = j2.open()
+    assert rep["torn"] > 0
+    assert [p for s, k, p in j2.records() if k == J.KIND_RECORD] == \
+        [ev(i).encode() for i in range(3)]
+    t2.n = 3
+    before = len(j2.segments)
+    j2.append(ev(3))
+    assert len(j2.segments) == before + 1  # a torn page is never programmed over
+
+
+def test_damage_is_corrupt_not_a_torn_append():
+    nor = NorFlash(4)
+    j, t = make(FlashRegion(nor))
+    j.open()
+    for i in range(30):
+        j.append(ev(i))
+        t.n += 1
+    seg0 = 0
+    # A flipped bit in a sealed segment: found by verify().
+    nor.mem[seg0 + 300] ^= 0x04
+    j2, _ = make(FlashRegion(nor))
+    j2.open(lazy=True)
+    with pytest.raises(JournalCorrupt):
+        while j2.verify(4):
+            pass
+    assert j2.state == "corrupt"
+    nor.mem[seg0 + 300] ^= 0x04
+    # A record in the middle of the newest segment damaged: not a torn tail.
+    last = j.segments[-1]
+    pos = (last[0] - 1) % 4
+    nor.mem[pos * 4096 + 60] ^= 0x10
+    with pytest.raises(JournalCorrupt):
+        make(FlashRegion(nor))[0].open()
+
+
+def test_retain_refuses_rather_than_erase_what_is_not_acknowledged():
+    nor = NorFlash(4)
+    j, t = make(FlashRegion(nor), fs=MemFS(), commit=True, retain=True)
+    j.open()
+    with pytest.raises(JournalFull):
+        for i in range(200):
+            j.append(ev(i))
+            t.n += 1
+            j.prepare()
+    assert j.full
+    kept = j.last_seq
+    j.acknowledge(j.segments[1][2])
+    assert not j.full
+    assert j.prepare()
+    j.append(ev(t.n))
+    assert j.last_seq == kept + 2  # a new segment: its snapshot and the record
+
+
+def test_quarantine_starts_a_journal_the_old_one_is_never_read_again():
+    nor = NorFlash(6)
+    fs = MemFS()
+    j, t = make(FlashRegion(nor), fs, commit=True)
+    j.open()
+    for i in range(60):
+        j.append(ev(i))
+        t.n += 1
+    high = j.last_seq
+    nor.mem[100] ^= 1
+    nor.mem[(j.segments[-1][0] - 1) % 6 * 4096 + 40] ^= 1
+    j2, t2 = make(FlashRegion(nor), fs, commit=True)
+    with pytest.raises(JournalCorrupt):
+        j2.open()
+    t2.n = 1000
+    assert j2.quarantine(5) == high + 1
+    j2.append(ev(1000))
+    j3, _ = make(FlashRegion(nor), fs, commit=True)
+    j3.open()
+    assert [s for s, k, p in j3.records()] == [high + 1, high + 2]
+
+
+def test_file_region_holds_the_same_bytes_as_flash(tmp_path):
+    nor = NorFlash(4)
+    fr = FileRegion(str(tmp_path / "region"), 4, fs=OsFS(durable=False))
+    ja, ta = make(FlashRegion(nor))
+    jb, tb = make(fr)
+    ja.open()
+    jb.open()
+    for i in range(70):
+        for jj, tt in ((ja, ta), (jb, tb)):
+            jj.append(ev(i))
+            tt.n += 1
+            if i % 9 == 8:
+                jj.prepare()
+    buf = bytearray(4096)
+    for s in range(4):
+        fr.read(s * 4096, buf)
+        assert bytes(buf) == bytes(nor.mem[s * 4096:(s + 1) * 4096]), s
+    fr.close()
+    state, events, _ = recover(FileRegion(str(tmp_path / "region"), 4,
+                                          fs=OsFS(durable=False)))
+    assert state == 70
+    check_events(events, 70)
