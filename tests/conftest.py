@@ -64,6 +64,7 @@ MODULE_TIERS = {
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
     ("test_vectors", "test_vectors_on_micropython_vm"): "vm",
+    ("test_ringjournal", "test_power_cut_at_every_byte_of_every_program_and_every_step_of_every_erase"): "slow",
     ("test_main_loop", "test_main_loop_on_micropython"): "vm",
     ("test_main_loop", "test_mem_on_micropython"): "vm",
     ("test_settlement_vm", "test_the_rounds_cover_the_rules"): "host",

@@ -21,9 +21,11 @@ ERASE_STEPS = 8
 
 
 class NorFlash:
-    def __init__(self, sectors, seed=0):
+    def __init__(self, sectors, seed=0, junk=False):
         self.sectors = sectors
         self.mem = bytearray(b"\xff" * (sectors * SECTOR))
+        if junk:  # flash used before (a filesystem's old blocks): anything at all
+            self.mem[:] = random.Random(seed).randbytes(len(self.mem))
         self.left = None
         self.dead = False
         self.units = 0

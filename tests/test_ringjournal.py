@@ -129,13 +129,13 @@ def scenario(j, t, log, n=40):
             j.prepare()
 
 
-def run_cut(base, k, n):
+def run_cut(base, k, start, n):
     nor = base.clone()
-    region = FlashRegion(nor)
     fs = MemFS()
-    j, t = make(region, fs)
-    j.open()
-    log = [0, 0]
+    j, t = make(FlashRegion(nor), fs)
+    j.open(lazy=True)
+    t.n = start
+    log = [start, start]
     nor.cut_after(k)
     try:
         scenario(j, t, log, n)
@@ -150,41 +150,57 @@ def run_cut(base, k, n):
     assert state in (log[0], log[0] + 1), (k, state, log)
     check_events(events, state)
     # The journal goes on after the cut, and a second boot agrees.
-    j2, t2 = make(FlashRegion(nor), fs, table=Table())
+    j2, t2 = make(FlashRegion(nor), fs)
     t2.n = state
     j2.open(lazy=True)
-    scenario(j2, t2, [0, 0], state + 6)
+    scenario(j2, t2, [0, 0], state + 4)
     state2, events2, _ = recover(FlashRegion(nor), fs)
-    assert state2 == state + 6
+    assert state2 == state + 4
     check_events(events2, state2)
     return True
 
 
-def units_of(base, n):
-    nor = base.clone()
-    j, t = make(FlashRegion(nor))
-    j.open()
-    u = nor.units
-    scenario(j, t, [0, 0], n)
-    return nor.units - u
-
-
-@pytest.mark.parametrize("start", [0, 30])
-def test_power_cut_at_every_byte_of_every_program_and_every_step_of_every_erase(start):
-    # A region of 4 one-sector segments, so 40 appends go round the ring (erases in
-    # prepare() and on a rotation's path, retirements, checkpoints); `start` appends
-    # first, so the cuts also fall in a ring that has wrapped (sectors holding old data).
-    nor = NorFlash(4, seed=start + 1)
+def sweep(start, stride, n=24):
+    """Cut the power at every `stride`-th unit (a byte programmed, a step of an erase) of
+    `n` appends after `start` ones, on a region of 4 one-sector segments: the appends
+    cross pages and segments, and with start > 0 the ring has wrapped, so the cuts fall
+    in checkpoints, in erases ahead (prepare()) and on a rotation's path, and in
+    retirements of the oldest segment. The region starts as junk (flash used before), so
+    the first rotations erase too."""
+    nor = NorFlash(4, seed=start + 1, junk=True)
     j, t = make(FlashRegion(nor))
     j.open()
     scenario(j, t, [0, 0], start)
-    n = start + 40
-    total = units_of(nor, n)
-    assert total > 10000
+    total = units_of(nor, start, start + n)
+    assert total > 4000
+    erases = nor.erases
     cuts = 0
-    for k in range(total):
-        cuts += run_cut(nor, k, n)
-    assert cuts == total
+    for k in range(0, total, stride):
+        cuts += run_cut(nor, k, start, start + n)
+    assert cuts == len(range(0, total, stride))
+    return nor.erases - erases
+
+
+def units_of(base, start, n):
+    nor = base.clone()
+    j, t = make(FlashRegion(nor))
+    j.open(lazy=True)
+    t.n = start
+    u = nor.units
+    e = nor.erases
+    scenario(j, t, [0, 0], n)
+    assert nor.erases > e, "the scenario erases nothing: widen it"
+    return nor.units - u
+
+
+@pytest.mark.parametrize("start", [0, 90])
+def test_power_cut_at_every_7th_byte_of_programs_and_steps_of_erases(start):
+    sweep(start, 7)
+
+
+@pytest.mark.parametrize("start", [0, 90])
+def test_power_cut_at_every_byte_of_every_program_and_every_step_of_every_erase(start):
+    sweep(start, 1)
 
 
 def test_a_torn_append_is_cut_off_and_the_next_append_starts_a_segment():
