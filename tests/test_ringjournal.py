@@ -312,3 +312,100 @@ def test_file_region_holds_the_same_bytes_as_flash(tmp_path):
                                           fs=OsFS(durable=False)))
     assert state == 70
     check_events(events, 70)
+
+
+# ---- a table on the region journal (the controller, through the app) ------------------
+PG = "pr-pai-gow"
+
+
+def RegionTarget(root, kind, nor=None, sectors=64):
+    """host_tools.table_host.LocalTarget whose board has a journal region: `kind` "nor"
+    (the raw driver over the NOR model, what the pitboss image has) or "file" (sector
+    files in the target's folder, what a stock image has)."""
+    import boards.virtual as hw
+    from host_tools.table_host import LocalTarget
+
+    if kind == "nor":
+        nor = nor or NorFlash(sectors)
+        hw.journal_region = lambda root, fs: FlashRegion(nor)
+    else:
+        hw.journal_region = lambda root, fs: FileRegion(root + "/journal/region", sectors,
+                                                        fs)
+    try:
+        t = LocalTarget(root, durable=False)
+    finally:
+        del hw.journal_region
+    t.nor = nor
+    return t
+
+
+def region_table(tmp_path, kind, seats=6, **kw):
+    from host_tools.table_host import Configurator
+    from host_tools.auth import KeyStore
+
+    t = RegionTarget(str(tmp_path / "flash"), kind, **kw)
+    conf = Configurator(t, "r1", KeyStore(str(tmp_path / "keys")))
+    conf.provision()
+    assert conf.configure(PG, seats)["ok"]
+    return t, conf
+
+
+@pytest.mark.parametrize("kind", ["nor", "file"])
+def test_a_table_on_a_region_settles_recalls_exports_and_survives_reboots(tmp_path, kind):
+    from host_tools import export as ex
+    from host_tools.table_host import LocalTarget, Configurator, play_rounds
+    from host_tools.auth import KeyStore
+    from pitboss.ringjournal import RegionJournal
+
+    # The reference: the same rounds on the segment-file journal.
+    ref = LocalTarget(str(tmp_path / "ref"), durable=False)
+    rc = Configurator(ref, "ref", KeyStore(str(tmp_path / "rkeys")))
+    rc.provision()
+    assert rc.configure(PG, 6)["ok"]
+    want = [r for r in play_rounds(ref, PG, 6, 30, seed=3)]
+
+    t, conf = region_table(tmp_path, kind)
+    assert isinstance(t.app.ctl.journal, RegionJournal)
+    got = []
+    store = str(tmp_path / "store")
+    for i in range(3):
+        got += [r for r in play_rounds(t, PG, 6, 10, seed=3 + 10 * i)]
+        for _ in range(40):
+            t.app.ctl.idle()  # idle passes: the next segment erased ahead
+        ex.export(t, conf.keys, "r1", store)
+        t = RegionTarget(t.root, kind, nor=t.nor)  # a power cycle
+        conf.target = t
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("seq", "t")}  # noqa: E731
+    assert [strip(r) for r in got] == [strip(r) for r in want]
+    j = t.app.ctl.journal
+    assert len(j.segments) >= 3 and j.acked == j.last_seq - 1
+    assert strip(t.commands(["meters"])[0]["totals"]) == \
+        strip(ref.commands(["meters"])[0]["totals"])
+    rec = t.commands(["recall 10"])[0]["rounds"]
+    assert [r["result"] for r in rec] == [r["result"] for r in ref.commands(["recall 10"])[0]
+                                          ["rounds"]]
+    seqs = [x["seq"] for x in ex.read_store(ex.store_path(store, "r1"))]
+    assert seqs == list(range(1, seqs[-1] + 1))
+
+
+def test_a_full_region_tilts_journal_full_and_an_export_frees_it(tmp_path):
+    from host_tools import export as ex
+    from host_tools.table_host import play_rounds
+
+    t, conf = region_table(tmp_path, "nor", sectors=24)  # 3 segments of 32 KB
+    ctl = t.app.ctl
+    i = 0
+    while not ctl.halted():  # wagers and newrounds: no cards lost when it halts
+        i += 1
+        for ln in ("wager 1 wager=%d" % i, "wager 2 wager=5", "newround"):
+            assert t.commands([ln])[0]["ok"] or ctl.halted()
+        ctl.idle()
+        assert i < 3000
+    assert [a["code"] for a in ctl.active_tilts()] == ["journal_full"] and ctl.journal.full
+    assert ctl.journal.first_seq == 1  # nothing erased that was not exported
+    ex.export(t, conf.keys, "r1", str(tmp_path / "store"))
+    assert ctl.active_tilts() == [] and not ctl.journal.full
+    for r in play_rounds(t, PG, 6, 6, seed=100):
+        assert r["ok"]
+        ctl.idle()
+    assert ctl.journal.first_seq > 1  # exported segments erased to make room

@@ -66,8 +66,11 @@ class App:
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
         # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
+        # The journal's flash region, where the board has one (boards/: a raw region on
+        # the pitboss image, sector files on a stock one); else the segment files.
+        region = hw.journal_region(root, fs) if hasattr(hw, "journal_region") else None
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
-                              display=self.display,
+                              display=self.display, region=region,
                               integrity=self._firmware_problems if check_firmware else None)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
         # table's shoe; without a registered deck the serial shoe is.

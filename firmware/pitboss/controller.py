@@ -168,7 +168,8 @@ def _same(a, b):
 
 class Controller:
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
-                 integrity=None, segment_size=65536, keep=10, max_payload=6144):
+                 integrity=None, segment_size=65536, keep=10, max_payload=6144,
+                 region=None, segment_sectors=8):
         self._rng = rng
         self.display = display
         self._integrity = integrity  # callable() -> list of problems ([] = approved)
@@ -182,9 +183,18 @@ class Controller:
         # (~66 of that one) for recall. The board's filesystem must hold 11 segments
         # (a rotation writes the new one before the oldest goes) beside the firmware:
         # 704 KB of the Pico's 1,408 KB, with ~140 KB of firmware.
-        self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
-                               segment_size=segment_size, keep=keep,
-                               max_payload=max_payload, commit=True, retain=True)
+        if region is not None:
+            # A flash region from the board (pitboss.region): the journal programs pages
+            # in place of littlefs appends (issue 27); the whole region is its budget.
+            from pitboss.ringjournal import RegionJournal
+
+            self.journal = RegionJournal(region, root + "/journal", snapshot=self._snapshot,
+                                         fs=fs, segment_sectors=segment_sectors,
+                                         max_payload=max_payload, commit=True, retain=True)
+        else:
+            self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
+                                   segment_size=segment_size, keep=keep,
+                                   max_payload=max_payload, commit=True, retain=True)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
         self.clock = self.tilt.clock  # pitboss.clock.Clock on a board; set by `clock UNIX`
@@ -650,7 +660,10 @@ class Controller:
         why = "found by a read"
         try:
             if j.state == "open":
-                return j.verify(_VERIFY_RECORDS)
+                left = j.verify(_VERIFY_RECORDS)
+                if not left and self._can_erase():
+                    j.prepare()  # a region's next sector erased ahead (ringjournal)
+                return left
         except JournalCorrupt as e:
             why = "%s %s" % (e.reason, e.where)
         except OSError as e:
@@ -661,6 +674,13 @@ class Controller:
             self.raise_tilt("journal_corrupt", why)
             self._show()
         return 0
+
+    def _can_erase(self):
+        # Never while cards are coming (an erase holds the flash ~45 ms): between rounds,
+        # or before the deal. Only a region journal erases ahead.
+        t = self.table
+        return getattr(self.journal, "prepare", None) is not None and \
+            (t is None or t.phase != DEALING)
 
     def active_tilts(self):
         a = self.tilt.active()
