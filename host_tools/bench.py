@@ -84,6 +84,14 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
 
 
 def cmd_bench(args):
+    if args.journal:  # flash wear and a card's journal cost (host_tools/bench_journal.py)
+        from host_tools import bench_journal
+        res = bench_journal.measure(5 if args.quick else 30)
+        print(bench_journal.render(res))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(res, f, indent=1, sort_keys=True)
+        return 0
     res = run(port=args.port, quick=args.quick, native=not args.no_native,
               cpython=not args.board_only, board=not args.cpython_only, exact=args.exact)
     print(render(res))
@@ -121,6 +129,9 @@ def add_bench_commands(subparsers):
                    help="skip the unix-port native-emitter run")
     b.add_argument("--exact", action="store_true",
                    help="unix port: rank every five-card hand of every five-card game")
+    b.add_argument("--journal", action="store_true",
+                   help="only the journal on a flash region: erases per round, the "
+                        "region's projected life, a card's journal cost (counted on CPython)")
     b.add_argument("--cpython-only", action="store_true", help="skip the boards")
     b.add_argument("--board-only", action="store_true", help="skip CPython")
     b.set_defaults(func=cmd_bench)

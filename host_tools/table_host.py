@@ -258,8 +258,10 @@ def play_many(target, game, seats, rounds, seed):
 class LocalTarget:
     """The firmware in this process, storage in a temp folder, simulated peripherals."""
 
-    def __init__(self, root=None, durable=True):
-        """durable=False skips fsync (a reference run whose storage nobody relies on)."""
+    def __init__(self, root=None, durable=True, region=None):
+        """durable=False skips fsync (a reference run whose storage nobody relies on).
+        region: callable(root, fs) -> the journal's flash region (pitboss.region), for a
+        board that has one; default the virtual board's segment files."""
         import boards.virtual as hw
         from host_tools import framebuf_shim
         framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
@@ -269,8 +271,9 @@ class LocalTarget:
         hw.reset()  # peripherals of its own, not another target's
         self._hw = hw
         self.root = root or tempfile.mkdtemp(prefix="pitboss-local-")
-        self.app = app.App(self._hw, root=self.root, check_firmware=False,
-                           fs=OsFS(durable=durable))
+        fs = OsFS(durable=durable)
+        self.app = app.App(self._hw, root=self.root, check_firmware=False, fs=fs,
+                           region=region and region(self.root, fs))
 
     def commands(self, lines):
         return [self.app.ctl.command(ln) for ln in lines]

@@ -322,19 +322,14 @@ def RegionTarget(root, kind, nor=None, sectors=64):
     """host_tools.table_host.LocalTarget whose board has a journal region: `kind` "nor"
     (the raw driver over the NOR model, what the pitboss image has) or "file" (sector
     files in the target's folder, what a stock image has)."""
-    import boards.virtual as hw
     from host_tools.table_host import LocalTarget
 
     if kind == "nor":
         nor = nor or NorFlash(sectors)
-        hw.journal_region = lambda root, fs: FlashRegion(nor)
+        t = LocalTarget(root, durable=False, region=lambda root, fs: FlashRegion(nor))
     else:
-        hw.journal_region = lambda root, fs: FileRegion(root + "/journal/region", sectors,
-                                                        fs)
-    try:
-        t = LocalTarget(root, durable=False)
-    finally:
-        del hw.journal_region
+        t = LocalTarget(root, durable=False, region=lambda root, fs: FileRegion(
+            root + "/journal/region", sectors, fs))
     t.nor = nor
     return t
 

@@ -49,7 +49,8 @@ SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 
 
 class App:
-    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None):
+    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None,
+                 region=None):
         self.hw = hw
         t0 = now_ms()  # the modules imported by now: chip time since reset (MicroPython)
         self.display = None
@@ -68,7 +69,8 @@ class App:
         # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
         # The journal's flash region, where the board has one (boards/: a raw region on
         # the pitboss image, sector files on a stock one); else the segment files.
-        region = hw.journal_region(root, fs) if hasattr(hw, "journal_region") else None
+        if region is None and hasattr(hw, "journal_region"):
+            region = hw.journal_region(root, fs)
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display, region=region,
                               integrity=self._firmware_problems if check_firmware else None)
