@@ -273,6 +273,7 @@ class App:
             # Only now, with the card journalled (or refused), may the shoe send the next
             # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
             self.shoe.ack(got[1])
+            self.ctl.redraw()  # after the acknowledgement: the shoe is not kept waiting
 
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----
     def cmd_deck_register(self, args):

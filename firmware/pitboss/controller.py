@@ -49,6 +49,7 @@ import time
 
 from pitboss import games, protocol
 from pitboss.auth import Auth
+from pitboss.cardrec import CardRecord
 from pitboss.cards import parse
 from pitboss.compat import const
 from pitboss.errors import Refused
@@ -207,6 +208,8 @@ class Controller:
         # while the board was off show as a gap (App primes the shoe with it at boot).
         self.shoe_last = None
         self._replaying = False
+        self._card_rec = CardRecord()
+        self._stale = False  # a dealt card changed what the display shows (redraw())
         # True where replies are written out by pitboss.app.json_writer (the main loop):
         # recall's rounds are then a Rows, read from flash as they are written.
         self.stream = False
@@ -587,18 +590,26 @@ class Controller:
                           "is halted")
 
     def _append(self, ev):
+        if ev["ev"] == "card" and "t" not in ev and len(ev) <= 3:
+            # A dealt card: its record formatted into a buffer allocated once, the bytes
+            # the dict below would have given (pitboss.cardrec; issue 27).
+            t = self.clock()
+            if type(t) is int and t >= 0:
+                return self._journal(self._card_rec.encode(ev["c"], ev.get("s"), t), True)
         if "t" not in ev:
             # When: the host's time once it has set the clock. On a copy: the round's
             # events kept for the next snapshot stay as small as replay needs them.
             rec = dict(ev)
             rec["t"] = self.clock()
             ev = rec
+        # A round's records keep the segment open until its settlement or void
+        # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a card
+        # left on a Pico); between rounds, where exports and recalls run, it is closed.
+        return self._journal(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
+
+    def _journal(self, payload, hold):
         try:
-            # A round's records keep the segment open until its settlement or void
-            # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a
-            # card left on a Pico); between rounds, where exports and recalls run, it
-            # is closed.
-            seq = self.journal.append(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
+            seq = self.journal.append(payload, hold)
         except JournalFull as e:
             self.raise_tilt("journal_full", str(e))
             raise Refused("journal_full", "the journal is full of records not yet "
@@ -745,10 +756,18 @@ class Controller:
                 self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
                              err["message"][:80])
             if reply.get("ok"):
-                self._show()
+                # Drawn by redraw() once the shoe has its acknowledgement: the card's
+                # path journals and answers, the display comes after (issue 27).
+                self._stale = True
             return reply
         except Exception as e:
             return self._fault(e)
+
+    def redraw(self):
+        """Draw what dealt cards changed, if anything (after their acknowledgement)."""
+        if self._stale:
+            self._stale = False
+            self._show()
 
     def _deal_card(self, args):
         self._table()
