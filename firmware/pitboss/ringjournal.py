@@ -49,9 +49,15 @@ import struct
 from binascii import crc32
 
 from pitboss.compat import const
-from pitboss.journal import (_HDR, _MAGIC, _OVERHEAD, _SEG_HDR, KIND_RECORD, KIND_SNAPSHOT,
-                             Journal, JournalCorrupt, JournalError, JournalFull, _corrupt,
-                             _Seg)
+from pitboss.journal import (KIND_RECORD, KIND_SNAPSHOT, Journal, JournalCorrupt,
+                             JournalError, JournalFull, _corrupt, _Seg)
+
+# pitboss.journal's framing (docs/journal.md); a const() named with an underscore cannot
+# be imported on MicroPython, so they are repeated here.
+_MAGIC = const(0xA5)
+_HDR = const(10)
+_OVERHEAD = const(14)
+_SEG_HDR = const(16)
 
 _START = b"PBJ0"
 _NEXT = b"PBJ1"

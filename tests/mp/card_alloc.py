@@ -1,0 +1,103 @@
+# Runs on MicroPython (and CPython): heap bytes allocated by a dealt card's path, frame to
+# acknowledgement, as the controller takes it from the shoe (Controller.shoe_card), a
+# six-seat Pai Gow round of 49 cards; and by the journal's append of a card's record
+# alone. With the journal on a flash region (a RAM model of a raw region here, the
+# block-device calls rp2.Flash answers) and on segment files, for comparison.
+# Prints "ALLOC <what> <bytes per card>" lines, then ALLOC-DONE. tests/test_ringjournal.py
+# runs it on the VM (issue 27).
+import gc
+
+from pitboss.cardrec import CardRecord
+from pitboss.controller import Controller
+from pitboss.region import FlashRegion
+from pitboss.ringjournal import RegionJournal
+
+
+class RamFlash:
+    """rp2.Flash's block-device calls over RAM (programs overwrite: what the journal
+    programs is the same either way). Allocates nothing per call."""
+
+    def __init__(self, sectors):
+        self.mem = bytearray(b"\xff" * (sectors * 4096))
+        self.mv = memoryview(self.mem)
+        self.sectors = sectors
+
+    def readblocks(self, block, buf, off=0):
+        a = block * 4096 + off
+        buf[:] = self.mv[a:a + len(buf)]
+
+    def writeblocks(self, block, buf, off=0):
+        a = block * 4096 + off
+        self.mem[a:a + len(buf)] = buf
+
+    def ioctl(self, op, arg):
+        if op == 4:
+            return self.sectors
+        if op == 5:
+            return 4096
+        if op == 6:
+            a = arg * 4096
+            for i in range(a, a + 4096):
+                self.mem[i] = 0xFF
+            return 0
+
+
+def alloc(fn, n):
+    gc.collect()
+    gc.disable()
+    try:
+        a = gc.mem_alloc()
+        fn(n)
+        return (gc.mem_alloc() - a) // n
+    finally:
+        gc.enable()
+
+
+def journal_only():
+    j = RegionJournal(FlashRegion(RamFlash(32)), "/ja", snapshot=lambda s: "snap",
+                      segment_sectors=8, max_payload=1024)
+    j.open()
+    rec = CardRecord()
+    j.append(rec.encode(1, 1, 5))  # the segment's start (its snapshot)
+
+    def run(n):
+        for i in range(n):
+            j.append(rec.encode(i % 53, i, 17), True)
+    run(60)  # every record length seen once: its view made
+    return alloc(run, 200)
+
+
+def table(root, region):
+    ctl = Controller(root, clock=lambda: 1000, rng=lambda n: 0, region=region)
+    ctl.boot()
+    ctl._apply({"ev": "config", "cfg": {"game": "pr-pai-gow", "seats": 6}})
+    cards = list(range(53))
+    out = []
+    for r in range(2):
+        for s in range(1, 7):
+            assert ctl.command("wager %d wager=10" % s)["ok"]
+        assert ctl.command("deal 7")["ok"]
+        k = (r * 7) % 53
+        deck = cards[k:] + cards[:k]
+        seq = [r * 100]
+
+        def deal(n):
+            for i in range(n):
+                seq[0] += 1
+                rep = ctl.shoe_card(deck[i], seq[0])
+                assert rep.get("ok"), rep
+        out.append(alloc(deal, 49))
+        for s in range(1, 7):
+            ctl.command("houseway %d" % s)
+        assert ctl.command("settle")["ok"]
+    return out[-1]  # the second round: the first's one-time allocations are behind it
+
+
+def main():
+    print("ALLOC journal-append-region", journal_only())
+    print("ALLOC card-path-region", table("/tr", FlashRegion(RamFlash(64))))
+    print("ALLOC card-path-files", table("/tf", None))
+    print("ALLOC-DONE")
+
+
+main()
