@@ -193,3 +193,20 @@ def set_rtc(tm):
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
+
+
+# The journal's flash region (pitboss.region; docs/journal.md, "The journal on a flash
+# region"). The stock image has no raw region (rp2.Flash(start=, len=) reaches only
+# littlefs's own area, issue 27), so the journal's sectors are files on littlefs: a page
+# programmed is a littlefs write and sync (a 4 KB block copied and erased, as each append
+# to a segment file was). JOURNAL_SECTORS of them: 512 KB of the 1,408 KB filesystem (the
+# segment files' budget was 704 KB). The pitboss image gives rp2.Flash(start=, len=) of
+# its raw region to pitboss.region.FlashRegion instead (`pitboss bench --journal`: its
+# erases a round and life).
+JOURNAL_SECTORS = const(128)
+
+
+def journal_region(root="", fs=None):
+    from pitboss.region import FileRegion
+
+    return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)
