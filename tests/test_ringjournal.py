@@ -3,6 +3,7 @@ of every page program and at every step of every sector erase (tests/nor_flash.p
 the raw-region driver (pitboss.region.FlashRegion over the NOR model) and the file-backed
 one (pitboss.region.FileRegion)."""
 import binascii
+import os
 import struct
 
 import pytest
@@ -81,6 +82,9 @@ def test_format_is_the_journals_records_after_a_segment_header():
         encode_record(0x52, 2, b'{"ev":"card","c":"As"}')
     assert bytes(nor.mem[:len(want)]) == want
     assert nor.mem[len(want):4096] == b"\xff" * (4096 - len(want))
+    # docs/journal.md's segment header is these bytes.
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "docs", "journal.md")).read()
+    assert want[:16].hex() in doc.replace(" ", "").replace("\n", "")
 
 
 def test_append_replay_ring_wrap_and_wear_spread():
