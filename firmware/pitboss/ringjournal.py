@@ -342,14 +342,6 @@ class RegionJournal(Journal):
         self._hi[:] = self._ff
 
     # -- checking what open(lazy=True) left --
-    @property
-    def unchecked(self):
-        n = 0
-        for seg in self._segs:
-            if seg.vend:
-                n += seg.vend - (self._voff if self._vnum == seg.number else _SEG_HDR)
-        return n
-
     def verify(self, n=4):
         """Check up to `n` more records of the segments open() did not read, oldest
         first. Returns the bytes (an estimate: a segment's size until it is read) still
