@@ -1,15 +1,20 @@
-# Runs on MicroPython (and CPython): heap bytes allocated by a dealt card's path, frame to
-# acknowledgement, as the controller takes it from the shoe (Controller.shoe_card), a
-# six-seat Pai Gow round of 49 cards; and by the journal's append of a card's record
-# alone. With the journal on a flash region (a RAM model of a raw region here, the
-# block-device calls rp2.Flash answers) and on segment files, for comparison.
-# Prints "ALLOC <what> <bytes per card>" lines, then ALLOC-DONE. tests/test_ringjournal.py
-# runs it on the VM (issue 27).
+# A board script (MicroPython; CPython too): what a dealt card's path costs, as the
+# controller takes it from the shoe (Controller.shoe_card), over the 49 cards of a
+# six-seat Pai Gow round: heap bytes allocated (the collector off around the cards) and
+# time (time.ticks_us: chip time on the emulated Pico), and the same for the journal's
+# append of a card's record alone. The journal on a RAM model of a raw region (the
+# block-device calls rp2.Flash answers, with no flash time: add the page programs), on
+# sector files (pitboss.region.FileRegion on the board's filesystem), and on segment
+# files (pitboss.journal), for comparison.
+#   ALLOC <what> <bytes a card>   and   US <what> <microseconds a card>, then ALLOC-DONE
+# tests/test_card_alloc_vm.py runs it on the VM; on the emulated Pico:
+#   pitboss board start --kind pico; pitboss flash --port pico ...; mpremote run it.
 import gc
+import time
 
 from pitboss.cardrec import CardRecord
 from pitboss.controller import Controller
-from pitboss.region import FlashRegion
+from pitboss.region import FileRegion, FlashRegion
 from pitboss.ringjournal import RegionJournal
 
 
@@ -42,13 +47,19 @@ class RamFlash:
             return 0
 
 
+_us = getattr(time, "ticks_us", None) or (lambda: int(time.perf_counter() * 1e6))
+
+
 def alloc(fn, n):
+    """(bytes allocated, microseconds) a call of fn(n), per unit: the collector off."""
     gc.collect()
     gc.disable()
     try:
         a = gc.mem_alloc()
+        t = _us()
         fn(n)
-        return (gc.mem_alloc() - a) // n
+        t = _us() - t
+        return (gc.mem_alloc() - a) // n, t // n
     finally:
         gc.enable()
 
@@ -93,10 +104,18 @@ def table(root, region):
     return out[-1]  # the second round: the first's one-time allocations are behind it
 
 
-def main():
-    print("ALLOC journal-append-region", journal_only())
-    print("ALLOC card-path-region", table("/tr", FlashRegion(RamFlash(64))))
-    print("ALLOC card-path-files", table("/tf", None))
+def report(what, r):
+    print("ALLOC", what, r[0])
+    print("US", what, r[1])
+
+
+def main(root="", files=True):
+    report("journal-append-region", journal_only())
+    report("card-path-region", table(root + "/tr", FlashRegion(RamFlash(64))))
+    if files:
+        report("card-path-sector-files", table(root + "/ts", FileRegion(
+            root + "/ts/journal/region", 64)))
+        report("card-path-segment-files", table(root + "/tf", None))
     print("ALLOC-DONE")
 
 
