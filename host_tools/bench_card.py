@@ -65,8 +65,8 @@ def alloc(fn, n):
 
 
 def journal_only():
-    j = RegionJournal(FlashRegion(RamFlash(32)), "/ja", snapshot=lambda s: "snap",
-                      segment_sectors=8, max_payload=1024)
+    j = RegionJournal(FlashRegion(RamFlash(12)), "/ja", snapshot=lambda s: "snap",
+                      segment_sectors=4, max_payload=1024)
     j.open()
     rec = CardRecord()
     j.append(rec.encode(1, 1, 5))  # the segment's start (its snapshot)
@@ -79,7 +79,9 @@ def journal_only():
 
 
 def table(root, region):
-    ctl = Controller(root, clock=lambda: 1000, rng=lambda n: 0, region=region)
+    # 16 KB segments: the RAM region must fit a Pico's heap beside the app (48 KB).
+    ctl = Controller(root, clock=lambda: 1000, rng=lambda n: 0, region=region,
+                     segment_sectors=4)
     ctl.boot()
     ctl._apply({"ev": "config", "cfg": {"game": "pr-pai-gow", "seats": 6}})
     cards = list(range(53))
@@ -111,10 +113,12 @@ def report(what, r):
 
 def main(root="", files=True):
     report("journal-append-region", journal_only())
-    report("card-path-region", table(root + "/tr", FlashRegion(RamFlash(64))))
+    report("card-path-region", table(root + "/tr", FlashRegion(RamFlash(12))))
+    gc.collect()
     if files:
         report("card-path-sector-files", table(root + "/ts", FileRegion(
-            root + "/ts/journal/region", 64)))
+            root + "/ts/journal/region", 12)))
+        gc.collect()
         report("card-path-segment-files", table(root + "/tf", None))
     print("ALLOC-DONE")
 
