@@ -688,10 +688,9 @@ class Controller:
 
     def _can_erase(self):
         # Never while cards are coming (an erase holds the flash ~45 ms): between rounds,
-        # or before the deal. Only a region journal erases ahead.
+        # or before the deal.
         t = self.table
-        return getattr(self.journal, "prepare", None) is not None and \
-            (t is None or t.phase != DEALING)
+        return t is None or t.phase != DEALING
 
     def active_tilts(self):
         a = self.tilt.active()

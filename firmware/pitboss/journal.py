@@ -807,6 +807,11 @@ class Journal:
             raise
         return seq
 
+    def prepare(self, erases=1):
+        """Erase ahead of need: nothing to do on segment files (the filesystem erases);
+        pitboss.ringjournal's journal on a flash region does. True: ready."""
+        return True
+
     def reserve(self, nbytes=None):
         """Make sure the next append of up to `nbytes` payload bytes (default max_payload)
         will not start a segment, starting one now if it would. For a caller that applies

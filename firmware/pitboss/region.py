@@ -151,10 +151,10 @@ class FileRegion:
         off = addr & 0xFFF
         fs = self.fs
         f = self._wf
-        if s != self._ws:
+        if s != self._ws or f is None:
             if f is not None:
                 f.close()
-            self._wf = f = None
+            self._wf = None
             self._ws = s
             if not self._dir:
                 makedirs(fs, self.path)
