@@ -22,21 +22,26 @@ from pitboss.ringjournal import RegionJournal
 
 
 class RamFlash:
-    """rp2.Flash's block-device calls over RAM (programs overwrite: what the journal
-    programs is the same either way). Allocates nothing per call."""
+    """rp2.Flash's block-device calls over RAM, a 4 KB bytearray a sector (a Pico's heap
+    has no 48 KB in one piece beside the app). Programs overwrite: what the journal
+    programs is the same either way. A program allocates nothing."""
 
     def __init__(self, sectors):
-        self.mem = bytearray(b"\xff" * (sectors * 4096))
-        self.mv = memoryview(self.mem)
+        self.secs = [bytearray(b"\xff" * 4096) for _ in range(sectors)]
         self.sectors = sectors
 
     def readblocks(self, block, buf, off=0):
-        a = block * 4096 + off
-        buf[:] = self.mv[a:a + len(buf)]
+        n = len(buf)
+        done = 0
+        mv = memoryview(buf)
+        while done < n:
+            b, o = block + (off + done) // 4096, (off + done) % 4096
+            k = min(n - done, 4096 - o)
+            mv[done:done + k] = memoryview(self.secs[b])[o:o + k]
+            done += k
 
     def writeblocks(self, block, buf, off=0):
-        a = block * 4096 + off
-        self.mem[a:a + len(buf)] = buf
+        self.secs[block][off:off + len(buf)] = buf
 
     def ioctl(self, op, arg):
         if op == 4:
@@ -44,9 +49,7 @@ class RamFlash:
         if op == 5:
             return 4096
         if op == 6:
-            a = arg * 4096
-            for i in range(a, a + 4096):
-                self.mem[i] = 0xFF
+            self.secs[arg][:] = b"\xff" * 4096
             return 0
 
 
