@@ -66,6 +66,13 @@ def recover(region, fs=None, **kw):
     return state or 0, events, j
 
 
+def put(j, t, n):
+    """n more events, journalled then applied."""
+    for _ in range(n):
+        j.append(ev(t.n))
+        t.n += 1
+
+
 def check_events(events, state):
     """What is kept is a run of consecutive events ending with the last one applied."""
     want = [ev(i) for i in range(state - len(events), state)]
@@ -211,9 +218,7 @@ def test_a_torn_append_is_cut_off_and_the_next_append_starts_a_segment():
     nor = NorFlash(4)
     j, t = make(FlashRegion(nor))
     j.open()
-    for i in range(3):
-        j.append(ev(i))
-        t.n += 1
+    put(j, t, 3)
     nor.cut_after(j.segments[-1][3] % 256 + 20)  # 20 bytes into the record
     with pytest.raises(PowerCut):
         j.append("y" * 290)
@@ -233,9 +238,7 @@ def test_damage_is_corrupt_not_a_torn_append():
     nor = NorFlash(4)
     j, t = make(FlashRegion(nor))
     j.open()
-    for i in range(30):
-        j.append(ev(i))
-        t.n += 1
+    put(j, t, 30)
     seg0 = 0
     # A flipped bit in a sealed segment: found by verify().
     nor.mem[seg0 + 300] ^= 0x04
@@ -277,9 +280,7 @@ def test_quarantine_starts_a_journal_the_old_one_is_never_read_again():
     fs = MemFS()
     j, t = make(FlashRegion(nor), fs, commit=True)
     j.open()
-    for i in range(60):
-        j.append(ev(i))
-        t.n += 1
+    put(j, t, 60)
     high = j.last_seq
     nor.mem[100] ^= 1
     nor.mem[(j.segments[-1][0] - 1) % 6 * 4096 + 40] ^= 1

@@ -979,12 +979,8 @@ class Journal:
         first. Returns the bytes still unchecked (0: the journal is wholly checked, as
         open() would have). Raises JournalCorrupt (the journal then refuses use, as after
         open())."""
-        if self._state != "open":
-            return 0
-        for seg in self._segs:
-            if seg.vend:
-                break
-        else:
+        seg = self._to_verify()
+        if seg is None:
             return 0
         path = self._name(seg.number)
         try:
@@ -1020,6 +1016,14 @@ class Journal:
             raise
         self._voff, self._vseq = off, seq
         return self.unchecked
+
+    def _to_verify(self):
+        # The oldest segment open(lazy=True) left unchecked; None: none, or not open.
+        if self._state == "open":
+            for seg in self._segs:
+                if seg.vend:
+                    return seg
+        return None
 
     # -- after corruption --
     def quarantine(self, min_seq=1):

@@ -373,12 +373,8 @@ class RegionJournal(Journal):
         """Check up to `n` more records of the segments open() did not read, oldest
         first. Returns the bytes (an estimate: a segment's size until it is read) still
         unchecked. Raises JournalCorrupt (the journal then refuses use)."""
-        if self._state != "open":
-            return 0
-        for seg in self._segs:
-            if seg.vend:
-                break
-        else:
+        seg = self._to_verify()
+        if seg is None:
             return 0
         if self._vnum != seg.number:
             self._vnum, self._voff, self._vseq = seg.number, _SEG_HDR, seg.first
