@@ -196,17 +196,26 @@ def set_rtc(tm):
 
 
 # The journal's flash region (pitboss.region; docs/journal.md, "The journal on a flash
-# region"). The stock image has no raw region (rp2.Flash(start=, len=) reaches only
-# littlefs's own area, issue 27), so the journal's sectors are files on littlefs: a page
+# region"). On the pitboss image it is the raw region journal_flash() gives (256 KB, 64
+# sectors, outside littlefs): a page program is one ROM call, no file system in the way.
+# The stock image has no raw region (rp2.Flash(start=, len=) reaches only littlefs's own
+# area, issue 27), so there the journal's sectors are files on littlefs: a page
 # programmed is a littlefs write and sync (a 4 KB block copied and erased, as each append
 # to a segment file was). JOURNAL_SECTORS of them: 512 KB of the 1,408 KB filesystem (the
-# segment files' budget was 704 KB). The pitboss image gives rp2.Flash(start=, len=) of
-# its raw region to pitboss.region.FlashRegion instead (`pitboss bench --journal`: its
-# erases a round and life).
+# segment files' budget was 704 KB).
 JOURNAL_SECTORS = const(128)
 
 
 def journal_region(root="", fs=None):
+    """The journal's region: the raw one on the pitboss image, sector files under
+    root + /journal/region otherwise. A root or fs of its own (a test's folder, the
+    host's twin of a board) is never the chip's raw region."""
+    if not root and fs is None:
+        dev = journal_flash()
+        if dev is not None:
+            from pitboss.region import FlashRegion
+
+            return FlashRegion(dev)
     from pitboss.region import FileRegion
 
     return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)
