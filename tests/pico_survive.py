@@ -39,7 +39,10 @@ class Session:
         self.keys = KeyStore(str(base / "keys"))
         self.state = base / "state"
         self.link = None
-        self.local = LocalTarget(durable=False)
+        # The twin journals as the Pico does (boards/pico.py's journal region): its
+        # storage is what full_journal() copies onto the Pico.
+        import boards
+        self.local = LocalTarget(durable=False, region=boards.load("pico").journal_region)
         self.min_free = None
 
     # ---- power ----------------------------------------------------------------------
@@ -467,7 +470,7 @@ def boot_per_game(base, log=print):
 
 
 def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=None):
-    """Issue 11's boot with the journal near its budget (10 x 64 KB kept until exported):
+    """Issue 11's boot with the journal near its budget (the board's journal region):
     the CPython twin plays `game` until its journal holds `segments` segments, its
     storage (journal, meters, tilts, auth counter) is copied onto the Pico, and the Pico
     boots from it in production. Returns the boot's `mem` reply (its steps in chip ms,
@@ -509,8 +512,11 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
         b = Board(st["port"])
         try:
             # The Pico's own journal and state (a reused board's) give way to the twin's.
-            b.exec("import os\nfor d in ('/journal', '/state'):\n try:\n  for n in "
-                   "os.listdir(d):\n   os.remove(d + '/' + n)\n except OSError:\n  pass")
+            # (The journal region's sector files first: a sector left behind would be
+            # read as part of the twin's journal.)
+            b.exec("import os\nfor d in ('/journal/region', '/journal', '/state'):\n try:\n"
+                   "  for n in os.listdir(d):\n   try:\n    os.remove(d + '/' + n)\n"
+                   "   except OSError:\n    pass\n except OSError:\n  pass")
             for f in sorted(files):
                 rel = "/" + os.path.relpath(f, root).replace(os.sep, "/")
                 parts = rel.split("/")[1:-1]
