@@ -31,6 +31,43 @@ BURST = 20
 BURST_REPLY_S = 120  # a chip reset mid-burst never answers: fail in minutes, not REPLY_S
 
 
+def twin_region():
+    """The CPython twin's journal region, callable(root, fs): sector files shaped as the
+    Pico's own region, so its sectors are the Pico's, one for one (full_journal()). On
+    the pitboss image that is the raw region's sector count (pitboss_layout), on the
+    stock image boards/pico.py's sector files."""
+    import boards
+    from tests.pico_tier import image_is_pitboss
+
+    if not image_is_pitboss():
+        return boards.load("pico").journal_region
+    from host_tools.romfs_deploy import layout
+    from pitboss.region import FileRegion
+
+    sectors = layout()["JOURNAL_BYTES"] // 4096
+    return lambda root, fs: FileRegion(root + "/journal/region", sectors, fs)
+
+
+def raw_region_into(flash_bin, region_dir):
+    """Write the twin's region (its sector files) into the pitboss image's raw journal
+    region of a stopped emulated Pico's flash file, as the chip would hold it: a missing
+    sector file or the part past its end is erased flash (0xFF)."""
+    from host_tools.romfs_deploy import layout
+
+    L = layout()
+    at = L["CODE_BYTES"] + L["ROMFS_BYTES"] + L["JOURNAL_START"]
+    raw = bytearray(b"\xff" * L["JOURNAL_BYTES"])
+    for i in range(L["JOURNAL_BYTES"] // 4096):
+        f = os.path.join(region_dir, "%04d.sec" % i)
+        if os.path.exists(f):
+            with open(f, "rb") as fh:
+                data = fh.read()
+            raw[i * 4096:i * 4096 + len(data)] = data
+    with open(flash_bin, "r+b") as fh:
+        fh.seek(at)
+        fh.write(raw)
+
+
 class Session:
     """A production Pico and its CPython twin, fed the same authenticated lines."""
 
@@ -39,10 +76,9 @@ class Session:
         self.keys = KeyStore(str(base / "keys"))
         self.state = base / "state"
         self.link = None
-        # The twin journals as the Pico does (boards/pico.py's journal region): its
+        # The twin journals as the Pico does (its journal region, twin_region()): its
         # storage is what full_journal() copies onto the Pico.
-        import boards
-        self.local = LocalTarget(durable=False, region=boards.load("pico").journal_region)
+        self.local = LocalTarget(durable=False, region=twin_region())
         self.min_free = None
 
     # ---- power ----------------------------------------------------------------------
@@ -500,7 +536,12 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
            "segments": local.app.ctl.journal.segments}
     root = local.root
     files = []
+    region_dir = os.path.join(root, "journal", "region")
+    from tests.pico_tier import image_is_pitboss
+    raw = image_is_pitboss()  # the region goes into the raw region, not onto littlefs
     for top, _, names in os.walk(root):
+        if raw and os.path.abspath(top) == os.path.abspath(region_dir):
+            continue
         files += [os.path.join(top, nm) for nm in names]
     t_copy = time.monotonic()
     fig["bytes_copied"] = sum(os.path.getsize(f) for f in files)
@@ -529,6 +570,8 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
             b.close()
     finally:
         vboard.stop(s.state)
+    if raw:
+        raw_region_into(base / "flash" / "flash.bin", region_dir)
     fig["copy_wall_s"] = time.monotonic() - t_copy
     t0 = time.monotonic()
     try:

@@ -70,6 +70,11 @@ def random_hands(game, n, seed):
     return [" ".join(names(rng.sample(range(p.deck), p.size))) for _ in range(n)]
 
 
+def full_journal_segments():
+    """Segments of the survive job's long journal: ~64 KB before the newest one."""
+    return 3 if image_is_pitboss() else 2
+
+
 def image_is_pitboss():
     """Does the tier's Pico boot the pitboss image (the default) rather than stock?"""
     from host_tools.pico import PITBOSS, PITBOSS_UF2
@@ -510,7 +515,10 @@ class Jobs:
         # the budget's eight: each one costs CI ~25 s of copying and checking on the
         # emulator, and the lazy open is the same for one sealed segment as for seven.
         (self.base / "long-journal").mkdir()
+        # On the pitboss image a segment of the raw region is 32 KB (8 sectors): three of
+        # them hold what two segment files did, written into the flash file on the host.
         fig["full_journal"] = pico_survive.full_journal(
-            self.base / "long-journal", segments=2, log=lambda m: None, reuse=base)
+            self.base / "long-journal", segments=full_journal_segments(),
+            log=lambda m: None, reuse=base)
         return fig
 
