@@ -286,7 +286,10 @@ class Jobs:
         verified = flashing.verify(a.port, progress=None).ok
         a.connect()
         boot = a.ctl.cycles()
-        return {"copied": len(res.copied), "verified": verified,
+        # Which journal region the board gives (boards/pico.py): the raw one on the
+        # pitboss image, sector files on a stock one.
+        region = a.board.exec("import board\nprint(type(board.journal_region()).__name__)")
+        return {"copied": len(res.copied), "verified": verified, "region": region.strip(),
                 "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"]}
 
     def job_vectors(self, a):
@@ -484,7 +487,7 @@ class Jobs:
             res, chip, wall = self._chip(d, lambda: flashing.flash(d.port, progress=None))
             d.connect()
             host = cpython_run()
-            on_board = board_run(d.board)
+            on_board, v_chip, v_wall = self._chip(d, lambda: board_run(d.board))
             from tests.pico_powercut import round_lines
             from host_tools.table_host import LocalTarget
             d.conf.provision()
@@ -496,8 +499,16 @@ class Jobs:
             assert rc.configure(CUT_GAME, CUT_SEATS)["ok"]
             lines, settle = round_lines(CUT_GAME, CUT_SEATS, 900)
             want = ref.commands(lines + [settle])[-1]
-            got = d.target.commands(lines + [settle])[-1]
+            got, r_chip, r_wall = self._chip(
+                d, lambda: d.target.commands(lines + [settle])[-1])
+            # The round went through the file-backed region (boards/pico.py): its
+            # sector files on littlefs.
+            region = d.board.exec("import board, os\n"
+                                  "print(type(board.journal_region()).__name__,"
+                                  " len(os.listdir('/journal/region')))").split()
             return {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall,
+                    "vectors_chip_s": v_chip, "vectors_wall_s": v_wall,
+                    "round_chip_s": r_chip, "round_wall_s": r_wall, "region": region,
                     "host": host, "board": on_board, "want": want, "got": got}
         finally:
             d.stop()

@@ -26,6 +26,8 @@ def test_flashed_and_verified_on_the_pico(tier):
     r = tier.result("flash")
     # The pitboss image gets one ROMFS deploy (issue 27); a stock image the files copied.
     assert (r["copied"] == 1 if image_is_pitboss() else r["copied"] > 20) and r["verified"]
+    # The journal on the image's raw region, on a stock image in littlefs sector files.
+    assert r["region"] == ("FlashRegion" if image_is_pitboss() else "FileRegion"), r
     assert 0 < r["boot_ready_ns"] < 1e9  # USB serial up within a second of chip time
 
 
@@ -235,5 +237,7 @@ def test_the_stock_image_still_runs_every_vector_and_a_table(tier):
     got, want = dict(r["got"]), dict(r["want"])
     got.pop("round", None), want.pop("round", None)
     assert got == want and got["ok"]
-    print("stock image: flash %.1f s chip / %.1f s wall" % (r["flash_chip_s"],
-                                                         r["flash_wall_s"]))
+    assert r["region"][0] == "FileRegion" and int(r["region"][1]) > 0, r["region"]
+    print("stock image: flash %.1f s chip / %.1f s wall, vectors %.1f / %.1f, round "
+          "%.1f / %.1f" % (r["flash_chip_s"], r["flash_wall_s"], r["vectors_chip_s"],
+                           r["vectors_wall_s"], r["round_chip_s"], r["round_wall_s"]))
