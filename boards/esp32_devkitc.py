@@ -178,3 +178,14 @@ def set_rtc(tm):
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
+
+
+# The journal's flash region (pitboss.region): sector files on the filesystem, as on the
+# stock Pico image (boards/pico.py says why): 512 KB of the filesystem.
+JOURNAL_SECTORS = const(128)
+
+
+def journal_region(root="", fs=None):
+    from pitboss.region import FileRegion
+
+    return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)

@@ -268,6 +268,26 @@ def watchdog_stop():
     mem32[0x40058000 + 0x3000] = 1 << 30
 
 
+def journal_flash():
+    """The raw journal region of the pitboss image (boards/rp2/PITBOSS_PICO), outside
+    littlefs, as an rp2.Flash block device: 4 KB blocks; writeblocks(block, buf, offset)
+    programs 256-byte pages without erasing; ioctl(6, block) erases one block;
+    memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
+    frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
+    and JOURNAL_BYTES. None on a stock image: it has no such region (its journal stays a
+    file on littlefs), and the storage area's size, which the image fixes, tells them
+    apart, so a stray pitboss_layout.py on littlefs cannot make one up."""
+    try:
+        import pitboss_layout as layout
+    except ImportError:
+        return None
+    import rp2
+
+    if rp2.Flash().ioctl(4, 0) * 4096 != layout.STORAGE_BYTES:
+        return None
+    return rp2.Flash(start=layout.JOURNAL_START, len=layout.JOURNAL_BYTES)
+
+
 def set_rtc(tm):
     """Set the RP2040's RTC (what time.time() reads) from a time.gmtime() tuple: the
     host's time, sent when it connects (pitboss.clock)."""
@@ -275,3 +295,29 @@ def set_rtc(tm):
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
+
+
+# The journal's flash region (pitboss.region; docs/journal.md, "The journal on a flash
+# region"). On the pitboss image it is the raw region journal_flash() gives (256 KB, 64
+# sectors, outside littlefs): a page program is one ROM call, no file system in the way.
+# The stock image has no raw region (rp2.Flash(start=, len=) reaches only littlefs's own
+# area, issue 27), so there the journal's sectors are files on littlefs: a page
+# programmed is a littlefs write and sync (a 4 KB block copied and erased, as each append
+# to a segment file was). JOURNAL_SECTORS of them: 512 KB of the 1,408 KB filesystem (the
+# segment files' budget was 704 KB).
+JOURNAL_SECTORS = const(128)
+
+
+def journal_region(root="", fs=None):
+    """The journal's region: the raw one on the pitboss image, sector files under
+    root + /journal/region otherwise. A root or fs of its own (a test's folder, the
+    host's twin of a board) is never the chip's raw region."""
+    if not root and fs is None:
+        dev = journal_flash()
+        if dev is not None:
+            from pitboss.region import FlashRegion
+
+            return FlashRegion(dev)
+    from pitboss.region import FileRegion
+
+    return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)

@@ -67,6 +67,9 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
         if board and port == "pico":   # the emulated Pico: chip-time figures
             from host_tools import bench_pico
             res["pico"] = bench_pico.measure(quick)
+            # issue 27: the stock image and the pitboss image, side by side, same run
+            from host_tools import bench_image
+            res["pico_images"] = bench_image.measure()
             # and the WebAssembly board's ratios beside them (the bytecode path, for
             # ports without a native emitter): one run has both (issue 13)
             res["board"] = bench_device.bench_board("virtual", quick, work)
@@ -87,15 +90,29 @@ def cmd_bench(args):
         if why:  # said before a run of minutes, not after it
             sys.stderr.write("pitboss bench: %s\n" % why)
             return 2
-    res = run(port=args.port, quick=args.quick, native=not args.no_native,
-              cpython=not args.board_only, board=not args.cpython_only, exact=args.exact)
+    if args.journal and (args.plot or args.markdown):
+        sys.stderr.write("pitboss bench: --plot and --markdown draw the evaluator's "
+                         "figures; --journal has none (use --json or --save)\n")
+        return 2
+    if args.journal:  # flash wear and a card's journal cost (host_tools/bench_journal.py)
+        from host_tools import bench_journal
+        res = bench_journal.measure(5 if args.quick else 30)
+        texts = [bench_journal.render(res)]
+    else:
+        res = run(port=args.port, quick=args.quick, native=not args.no_native,
+                  cpython=not args.board_only, board=not args.cpython_only,
+                  exact=args.exact)
+        texts = [render(res)]
+        if "pico" in res:
+            from host_tools import bench_pico
+            texts.append(bench_pico.render(res["pico"]))
+        if "pico_images" in res:
+            from host_tools import bench_image
+            texts.append(bench_image.render(res["pico_images"]))
     if args.json:  # one JSON document, nothing else on stdout
         print(json.dumps(res, sort_keys=True))
     else:
-        print(render(res))
-        if "pico" in res:
-            from host_tools import bench_pico
-            print(bench_pico.render(res["pico"]))
+        print("\n".join(texts))
     if args.save:
         with open(args.save, "w") as f:
             json.dump(res, f, indent=1, sort_keys=True)
@@ -126,6 +143,9 @@ def add_bench_commands(subparsers):
                    help="skip the unix-port native-emitter run")
     b.add_argument("--exact", action="store_true",
                    help="unix port: rank every five-card hand of every five-card game")
+    b.add_argument("--journal", action="store_true",
+                   help="only the journal on a flash region: erases per round, the "
+                        "region's projected life, a card's journal cost (counted on CPython)")
     only = b.add_mutually_exclusive_group()
     only.add_argument("--cpython-only", action="store_true", help="skip the boards")
     only.add_argument("--board-only", action="store_true", help="skip CPython")

@@ -1,8 +1,9 @@
 """`pitboss demo`: the main job on an emulated board, no hardware needed.
 
-Starts a throw-away board -- by default the emulated Raspberry Pi Pico (stock MicroPython
-1.27 on rp2040js; `--board virtual`: the WebAssembly VM) -- behind a serial port,
-flashes the firmware with mpremote, checks the board's firmware hashes, runs rule vectors
+Starts a throw-away board -- by default the emulated Raspberry Pi Pico (the pitboss image,
+MicroPython 1.27 with the firmware in ROMFS, on rp2040js; PITBOSS_PICO_UF2=stock for the
+stock image; `--board virtual`: the WebAssembly VM) -- behind a serial port,
+flashes the firmware with mpremote (one ROMFS deploy on the pitboss image), checks the board's firmware hashes, runs rule vectors
 on the board (every one on the virtual board; on the Pico one game's unless --all-vectors,
 since all 569 take ~100 s there), ranks a sample hand of every game there, then provisions
 its key, configures each game with an authenticated command and plays seeded rounds
@@ -59,8 +60,9 @@ def run(args):
     if getattr(args, "rounds", None) is None:
         args.rounds = 1 if kind == "pico" else 2   # the Pico's two-minute budget
     if kind == "pico":
-        say("== starting an emulated Raspberry Pi Pico (stock MicroPython 1.27 on rp2040js, "
-            "USB serial on a pty)")
+        from host_tools.pico import find_firmware
+        say("== starting an emulated Raspberry Pi Pico (%s, MicroPython 1.27 on rp2040js, "
+            "USB serial on a pty)" % find_firmware()[0].name)
     else:
         say("== starting a virtual board (MicroPython 1.27 WebAssembly VM behind a pty)")
     # Service mode (the logic-door switch held): flashing, the vectors and provisioning use
@@ -69,7 +71,8 @@ def run(args):
     with virtual_board(kind=kind, service=True) as st:
         port = st["port"]
         say("   port %s" % port)
-        say("== flashing firmware/ with mpy-cross + mpremote")
+        say("== flashing firmware/ with mpy-cross + mpremote (the pitboss image: one "
+            "ROMFS; a stock image: the files)")
         flashing.flash(port, progress=lambda m: say("   " + m))
         if not flashing.verify(port, progress=lambda m: say("   " + m)).ok:
             return 1

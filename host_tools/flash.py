@@ -392,7 +392,8 @@ def restart_loop(dev: str) -> None:
     from host_tools import protolink
 
     try:
-        protolink.restart_loop(dev)
+        # 120 s: an emulated Pico under load takes seconds of wall time to boot
+        protolink.restart_loop(dev, timeout=120.0)
     except protolink.LinkError:
         pass  # the board went away: nothing to restart
 
@@ -479,7 +480,9 @@ def _all_planned(board: str | None, root: Path) -> list[str]:
 def flash(port: str, board: str = "auto", source: bool = False, progress=print,
           root: Path = REPO) -> FlashResult:
     """Flash firmware/ (+ boards/<board>.py as /board) to the board at `port` (a serial
-    device, or 'virtual' for a throw-away virtual board). Raises FlashError.
+    device, or 'virtual' for a throw-away virtual board). Raises FlashError. A board
+    with a ROMFS (the pitboss image) gets the build as one ROMFS image instead of files
+    (host_tools/romfs_deploy.py: a real Pico not running the image gets it first).
     progress(str) gets one line per step and per copied file (None: quiet)."""
     progress = progress or (lambda msg: None)
     t0 = time.monotonic()
@@ -500,6 +503,10 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
                 progress("board: %s (MicroPython %s, %s, loads %s)" % (
                     name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
                 files = build(name, source, abi, _build_dir(root), root)
+                if info.get("romfs"):  # the pitboss image: the code goes into its ROMFS
+                    from host_tools import romfs_deploy
+
+                    return romfs_deploy.deploy(dev, name, mode, files, info, progress, root)
                 p = plan(files, info["hashes"], info["manifest"], name, mode, info.get("files"))
                 result = FlashResult(name, mode, len(files))
                 if p.up_to_date:
@@ -632,6 +639,14 @@ def expected_answer(files: list[BuiltFile], manifest: str, seed: bytes) -> dict:
 
     blobs = {f.dest: f.local.read_bytes() for f in files}
     blobs[MANIFEST] = manifest.encode()
+    return expected_from(blobs, seed)
+
+
+def expected_from(blobs: dict, seed: bytes) -> dict:
+    """The seeded answer over {board path: bytes} (files, or program regions "@...")."""
+    import hashlib
+    import hmac
+
     out, total = [], hmac.new(seed, digestmod=hashlib.sha256)
     for path in sorted(blobs):
         d = hmac.new(seed, path.encode() + b"\0" + blobs[path], hashlib.sha256).digest()
@@ -691,15 +706,10 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     mode = "source" if source else "mpy"
     with _build_lock(_build_dir(root)):
         files = build(name, source, decode_sys_mpy(info["mpy"]), _build_dir(root), root)
+    if info.get("romfs"):  # the pitboss image: its program flash, not files
+        return _verify_program(name, mode, files, info, answer, seed, progress)
     final = manifest_text(files, name, mode, integrity.COMPLETE)
-    problems = []
-    if info["manifest"] is None:
-        problems.append((MANIFEST, "no manifest"))
-    else:
-        if minfo.get("state") != integrity.COMPLETE:
-            problems.append((MANIFEST, "pending (a flash did not finish)"))
-        if info["manifest"] != final:
-            problems.append((MANIFEST, "differs from the host's build"))
+    problems = _manifest_problems(info["manifest"], final)
     for f in files:
         got = info["hashes"].get(f.dest)
         if got is None:
@@ -714,6 +724,36 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
         if p not in problems and (p[0], "missing") not in problems:
             problems.append(p)
     return _verify_result(name, mode, problems, files, progress)
+
+
+def _manifest_problems(have: str | None, final: str) -> list[tuple[str, str]]:
+    """The board's manifest text `have` against the host's complete one."""
+    if have is None:
+        return [(MANIFEST, "no manifest")]
+    problems = []
+    if integrity.parse_manifest(have)[0].get("state") != integrity.COMPLETE:
+        problems.append((MANIFEST, "pending (a flash did not finish)"))
+    if have != final:
+        problems.append((MANIFEST, "differs from the host's build"))
+    return problems
+
+
+def _verify_program(name, mode, files, info, answer, seed, progress) -> VerifyResult:
+    """verify() on the pitboss image (service mode): the manifest lists the program
+    regions (host_tools/romfs_deploy.py), and no code may be on littlefs."""
+    from host_tools import romfs_deploy
+
+    regions = romfs_deploy.program(files)
+    final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
+    problems = _manifest_problems(info["manifest"], final)
+    for path in info.get("files") or ():
+        problems.append((path, "code on littlefs (the pitboss image runs only its ROMFS)"))
+    blobs = dict(regions)
+    blobs[MANIFEST] = final.encode()
+    for p in compare_answer(expected_from(blobs, seed), answer):
+        if p not in problems:
+            problems.append(p)
+    return _verify_result(name, mode, problems, regions, progress, "program regions")
 
 
 def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult:
@@ -734,20 +774,30 @@ def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult
     mode = "source" if source else "mpy"
     with _build_lock(Path(root) / "build"):
         files = build(name, source, decode_sys_mpy(r["mpy"]), Path(root) / "build", root)
-    final = manifest_text(files, name, mode, integrity.COMPLETE)
-    problems = compare_answer(expected_answer(files, final, seed), r)
+    if any(p.startswith("@") for p, _ in r.get("files") or ()):
+        from host_tools import romfs_deploy  # the pitboss image: program regions
+
+        regions = romfs_deploy.program(files)
+        final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
+        problems = compare_answer(expected_from(dict(regions, **{MANIFEST: final.encode()}),
+                                                seed), r)
+        counted, what = regions, "program regions"
+    else:
+        final = manifest_text(files, name, mode, integrity.COMPLETE)
+        problems = compare_answer(expected_answer(files, final, seed), r)
+        counted, what = files, "files"
     if r.get("state") != integrity.COMPLETE:
         problems.append((MANIFEST, "not complete (%s)" % r.get("state")))
     if r.get("sealed") is False:
         problems.append((integrity.SEAL, "the seal does not match the manifest"))
-    return _verify_result(name, mode, problems, files, progress)
+    return _verify_result(name, mode, problems, counted, progress, what)
 
 
-def _verify_result(name, mode, problems, files, progress) -> VerifyResult:
+def _verify_result(name, mode, problems, files, progress, what="files") -> VerifyResult:
     result = VerifyResult(name, mode, problems, seeded=True)
     if result.ok:
-        progress("ok: %d files on the board match the %s build for %s (fresh seed)"
-                 % (len(files), mode, name))
+        progress("ok: %d %s on the board match the %s build for %s (fresh seed)"
+                 % (len(files), what, mode, name))
     else:
         for path, what in problems:
             progress("MISMATCH %s: %s" % (path, what))

@@ -111,9 +111,10 @@ class ProtocolLink:
         """The `version` reply, once the loop answers (after a reset it may be booting).
 
         Lines sent while the board boots may all be answered later, so each try sends a
-        line of its own (an unknown command naming a fresh token) and only the answer to
-        the last try counts: every earlier answer has arrived by then (one loop, in order),
-        and no reply is left over to be taken for the next command's."""
+        line of its own (an unknown command naming a fresh token), and it returns once
+        the answer to the last try has come: every earlier answer has arrived by then
+        (one loop, in order), and no reply is left over to be taken for the next
+        command's."""
         if timeout is None:
             # An emulated Pico boots at a fraction of a real chip's speed (the firmware's
             # import alone is ~13 s of chip time): it is given longer.
@@ -122,24 +123,40 @@ class ProtocolLink:
         begin = time.monotonic()
         end = begin + timeout
         said = False
+        sent = []       # tokens whose answers have not arrived yet, oldest first
+        answered = False
+        resend = 0.0
         while True:
-            if not said and time.monotonic() - begin > 2.0 and \
-                    not os.environ.get("PITBOSS_QUIET"):
+            now = time.monotonic()
+            if not said and now - begin > 2.0 and not os.environ.get("PITBOSS_QUIET"):
                 said = True  # the one line while it waits: why this takes time
                 import sys
                 sys.stderr.write("pitboss: waiting for %s to answer (a board that is "
                                  "booting or resetting answers once its loop runs; up to "
                                  "%.0f s)\n" % (self.port, timeout))
                 sys.stderr.flush()
-            token = "sync-%s" % os.urandom(6).hex()
-            self.write(("\n%s\n" % token).encode())
-            step = time.monotonic() + min(3.0, max(0.1, end - time.monotonic()))
-            while True:
-                try:
-                    r = self.reply(max(0.05, step - time.monotonic()))
-                except LinkError:
-                    break
-                if token in json.dumps(r):
+            # A new try every 3 s until the loop has answered one, then every 10 s (a
+            # try lost in a reset is made up by a later one's answer); the answers to
+            # the tries still out are awaited: a loaded emulator can take longer than
+            # 3 s a line, and taking only the newest try's answer then never matched
+            # (the demo's Pico at load 15, 2026-12-03).
+            if now >= resend:
+                token = "sync-%s" % os.urandom(6).hex()
+                self.write(("\n%s\n" % token).encode())
+                sent.append(token)
+                resend = now + (10.0 if answered else 3.0)
+            try:
+                r = self.reply(max(0.05, min(resend, end) - time.monotonic()))
+            except LinkError:
+                r = None
+            if r is not None:
+                text = json.dumps(r)
+                for i, token in enumerate(sent):
+                    if token in text:
+                        del sent[:i + 1]
+                        answered = True
+                        break
+                if answered and not sent:
                     return self.request("version")
             if time.monotonic() > end:
                 raise LinkError("%s does not answer protocol lines after %.0f s (at the "
@@ -208,6 +225,15 @@ def restart_loop(port, timeout=30.0):
         while time.monotonic() < end:
             got += link.s.read(4096)
             if b"soft reboot" in got:
-                return True
-        link.write(b"\n")  # ends the refused line, should a loop have been running
-    return False
+                break
+        else:
+            link.write(b"\n")  # ends the refused line, should a loop have been running
+            return False
+        # Until the loop answers: the boot (the pitboss image hashes its program first)
+        # runs with Ctrl-C off, so a host breaking in sooner would have its Ctrl-C read
+        # as a line later, not get the REPL (seen on the emulated Pico, 2026-12-03).
+        try:
+            link.ready(timeout)
+        except LinkError:
+            pass  # no loop came up (no firmware): the caller finds out by itself
+    return True

@@ -235,7 +235,10 @@ def open_table(port, set_clock=True):
             raise BoardError(str(e))
         try:
             try:
-                t.link.ready()
+                # An emulated Pico boots for seconds of wall time on a loaded machine (the
+                # pitboss image hashes its program first): more than the 30 s default.
+                from host_tools.vboard import board_kind
+                t.link.ready(300 if board_kind(device) == "pico" else 30)
                 if set_clock:
                     t.commands(["clock %d" % int(time.time())])
             except LinkError as e:
@@ -256,11 +259,13 @@ def play_many(target, game, seats, rounds, seed):
 class LocalTarget:
     """The firmware in this process, storage in a temp folder, simulated peripherals."""
 
-    def __init__(self, root=None, durable=True, production=False):
+    def __init__(self, root=None, durable=True, production=False, region=None):
         """durable=False skips fsync (a reference run whose storage nobody relies on).
         production=True applies production's configuration rules (issue 30: no
         unverified default paytable); the twin is otherwise a service-mode table, as
-        the virtual board's switch cannot be read here."""
+        the virtual board's switch cannot be read here.
+        region: callable(root, fs) -> the journal's flash region (pitboss.region), for a
+        board that has one; default the virtual board's segment files."""
         import boards.virtual as hw
         from host_tools import framebuf_shim
         framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
@@ -270,8 +275,9 @@ class LocalTarget:
         hw.reset()  # peripherals of its own, not another target's
         self._hw = hw
         self.root = root or tempfile.mkdtemp(prefix="pitboss-local-")
-        self.app = app.App(self._hw, root=self.root, check_firmware=False,
-                           fs=OsFS(durable=durable))
+        fs = OsFS(durable=durable)
+        self.app = app.App(self._hw, root=self.root, check_firmware=False, fs=fs,
+                           region=region and region(self.root, fs))
         self.app.ctl.production = production
 
     def commands(self, lines):

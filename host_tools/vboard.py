@@ -631,8 +631,9 @@ def add_board_commands(subparsers) -> None:
                         "the same loop, and the REPL for flash and provisioning; the table "
                         "commands work in both)")
     p.add_argument("--uf2", default=None,
-                   help="pico only: the MicroPython UF2 (default $PITBOSS_PICO_UF2, then "
-                        "../shared/firmware/" + "RPI_PICO-v1.27.0.uf2)")
+                   help="pico only: the MicroPython UF2, 'stock' (../shared/firmware/"
+                        "RPI_PICO-v1.27.0.uf2) or 'pitboss' (default $PITBOSS_PICO_UF2, "
+                        "then the pitboss image, boards/rp2/PITBOSS_PICO/build/)")
     p.add_argument("--gpio", action="append", metavar="PIN=LEVEL",
                    help="pico only: hold an input pin at 0 or 1 from power-on (repeatable)")
     p.add_argument("--flash-ms", nargs=2, type=float, metavar=("ERASE", "PAGE"),

@@ -57,15 +57,18 @@ MODULE_TIERS = {
     "test_virtual_timers": "board", "test_pico_switch": "board",
     "test_portlock": "host", "test_ports": "board", "test_pico_junk": "board",
     "test_cli_conventions": "host", "test_readme_commands": "host",
+    "test_pitboss_image": "host",
     "test_pico_survive": "board",
     "test_shoe_link": "host", "test_serial_board": "board",
     # tests/floor/ (its conftest.py assigns the same tier)
     "test_floor_store": "floor", "test_floor_records": "floor",
     "test_floor_collect": "floor", "test_floor_web": "floor",
+    "test_ringjournal": "host", "test_card_alloc_vm": "vm",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
     ("test_vectors", "test_vectors_on_micropython_vm"): "vm",
+    ("test_ringjournal", "test_power_cut_at_every_byte_of_every_program_and_every_step_of_every_erase"): "slow",
     ("test_main_loop", "test_main_loop_on_micropython"): "vm",
     ("test_main_loop", "test_mem_on_micropython"): "vm",
     ("test_settlement_vm", "test_the_rounds_cover_the_rules"): "host",
@@ -74,6 +77,7 @@ TEST_TIERS = {
     ("test_flash", "test_plan_copies_changed_and_removes_stale"): "host",
     ("test_flash", "test_manifest_roundtrip_and_board_side_check"): "host",
     ("test_flash", "test_build_layout_is_reproducible"): "static",
+    ("test_pitboss_image", "test_the_committed_image_rebuilds_byte_for_byte"): "slow",
     ("test_bench", "test_the_cli_parser_takes_the_bench_options"): "host",
     ("test_bench", "test_cross_compiles_the_evaluator_native"): "static",
     ("test_bench", "test_native_emitter_run_where_installed"): "vm",

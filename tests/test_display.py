@@ -179,3 +179,23 @@ def test_framebuf_shim_text_equals_pixel_by_pixel_drawing():
                         ref.pixel(xx, y + r, c)
                 xx += 1
         assert fb.buf == ref.buf, (w, h, s, x, y, c)
+
+
+def test_show_sends_only_the_pages_that_changed():
+    # Issue 27: a dealt card's redraw changes a line, not the 1 KB frame.
+    v = boards.load("virtual")
+    bus = v.SimI2C()
+    panel = SSD1306(bus, 0x3C, W, H)
+    sent = []
+    real = bus.writevto
+    bus.writevto = lambda addr, vec, stop=True: (sent.append(len(vec[1])), real(addr, vec))
+    panel.show()
+    assert sent == []  # nothing changed since init_display's show
+    panel.text("CARDS 7/49", 0, 24, 1)  # page 3 only
+    panel.show()
+    panel.fill_rect(0, 0, 4, 64, 1)  # every page
+    panel.show()
+    panel.pixel(1, 63, 0)  # page 7
+    panel.show()
+    assert sent == [W, 8 * W, W]
+    assert bytes(bus.devices[0x3C].ram) == bytes(panel.buf)

@@ -55,7 +55,8 @@ SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 
 
 class App:
-    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None):
+    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None,
+                 region=None):
         self.hw = hw
         t0 = now_ms()  # the modules imported by now: chip time since reset (MicroPython)
         self.display = None
@@ -72,8 +73,12 @@ class App:
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
         # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
+        # The journal's flash region, where the board has one (boards/: a raw region on
+        # the pitboss image, sector files on a stock one); else the segment files.
+        if region is None and hasattr(hw, "journal_region"):
+            region = hw.journal_region(root, fs)
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
-                              display=self.display,
+                              display=self.display, region=region,
                               integrity=self._firmware_problems if check_firmware else None)
         from pitboss import service  # (a module the loop imports anyway)
         self.ctl.production = not service.requested(hw)
@@ -162,7 +167,10 @@ class App:
         # The boot check: every file on the filesystem, and the manifest's seal under the
         # board's key (none before provisioning: then nothing can be configured either).
         # Only a flashed board has a manifest; host-run firmware passes check_firmware=False.
-        return ["%s: %s" % p for p in integrity.check(root="/", mac=self.ctl.auth.mac())]
+        # On the pitboss image the manifest also lists the program flash (core and ROMFS),
+        # which the frozen main.py hashed moments ago: cached, not hashed twice.
+        return ["%s: %s" % p for p in integrity.check(root="/", mac=self.ctl.auth.mac(),
+                                                      cached=True)]
 
     # ---- integrity and keys from production (docs/security.md) ------------------------
     def cmd_verify(self, args):
@@ -283,6 +291,7 @@ class App:
             # Only now, with the card journalled (or refused), may the shoe send the next
             # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
             self.shoe.ack(got[1])
+            self.ctl.redraw()  # after the acknowledgement: the shoe is not kept waiting
 
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----
     def cmd_deck_register(self, args):
