@@ -531,5 +531,11 @@ class Jobs:
         fig["full_journal"] = pico_survive.full_journal(
             self.base / "long-journal", segments=full_journal_segments(),
             log=lambda m: None, reuse=base)
+        # The figures, kept where a run's reader finds them (the tests print nothing
+        # that passes): build/pico-survive.json.
+        import json
+        out = Path(__file__).resolve().parent.parent / "build" / "pico-survive.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(fig, default=str, indent=1))
         return fig
 

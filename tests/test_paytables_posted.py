@@ -19,6 +19,7 @@ from pitboss import paytables
 from pitboss.cards import parse_hand
 from pitboss.errors import Refused
 from pitboss.games import caribbean, threecard
+from pitboss.games.dealer import pays
 from pitboss.table import Table
 
 # 58 Pa. Code § 671a.12(d) (pacodeandbulletin.gov, chapter 671a, s671a.12, as read
@@ -127,7 +128,7 @@ def test_the_bad_beat_bonus_is_marked_on_the_play_it_pays():
     r = threecard.settle({"ante": 10}, parse_hand("4s 5h 6d"), parse_hand("9h Th Jh"),
                          True, t, "straight")
     assert r["results"]["play"]["rule"] == "bad_beat"
-    assert r["results"]["play"]["amount"] == paytables.pays(10, t["play"]["straight"])
+    assert r["results"]["play"]["amount"] == pays(10, t["play"]["straight"])
     r = threecard.settle({"ante": 10}, parse_hand("4s 5h 6d"), parse_hand("9h Th Jh"),
                          True, t, "flush")  # a straight is above the flush floor too
     assert r["results"]["play"]["rule"] == "bad_beat"

@@ -1170,9 +1170,10 @@ class Controller:
         if t is None:
             d.message("PITBOSS", ["NOT CONFIGURED"])
             return
-        if t.phase == SETTLED:
-            # what to pay (issue 30: the pay screen of TableDisplay.result)
-            d.result(t.game, t.settled_rows() or (), t.round)
+        if t.phase == SETTLED and t.settled_rows() is not None:
+            # what to pay (issue 30: the pay screen of TableDisplay.result); a round
+            # restored settled from a snapshot has no rows: the status screen says so
+            d.result(t.game, t.settled_rows(), t.round)
             return
         if t.phase == DEALING and t.dealt % _DEAL_REDRAW:
             # A full redraw is 1 KB over I2C (~25 ms at 400 kHz): while cards stream in,

@@ -195,12 +195,6 @@ def resolve(kinds, overrides):
     return out
 
 
-def pays(amount, odds):
-    """Winnings (not counting the returned stake) of `amount` at odds (N, D), rounded
-    down to the table's smallest unit."""
-    return amount * odds[0] // odds[1]
-
-
 def as_config(table):
     """Validated table -> plain data (odds N or [N, D]) for a JSON reply."""
     out = {}

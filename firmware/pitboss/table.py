@@ -22,9 +22,9 @@
 #
 # Randomness (the Pai Gow dice) is injected: `rng(n)` returns an int in [0, n).
 # Simulated rounds (host tools and tests) are in pitboss.sim, which no board imports.
-from pitboss import games, paytables
+from pitboss import games
 from pitboss.cards import JOKER, name, parse
-from pitboss.compat import const
+from pitboss.compat import const, forget
 from pitboss.errors import Refused
 from pitboss.profiles import get
 
@@ -66,10 +66,29 @@ def _config(config):
         if k not in g.HOUSE:
             raise _bad("%r is not a house rule of %s (rules: %s)"
                        % (k, game, ", ".join(g.HOUSE) or "none"))
+    # The paytable registry (every default with its source, the checks) is needed only
+    # while a configuration is taken: imported here and dropped again, as the house
+    # ways are (4.9 KB of a Pico's heap for good otherwise, measured; the survive
+    # session went under its 64 KB floor). The games settle from the resolved tables;
+    # Table.config() gives back the form kept here.
+    from pitboss import paytables
+
+    pt = config.get("paytables")
+    try:
+        tables = paytables.resolve(g.PAYTABLES, pt)
+        unverified = paytables.unverified(g.PAYTABLES, pt)
+        shown = {}
+        for k in tables:
+            shown[k] = paytables.as_config(tables[k])
+        for u in unverified:
+            # an unverified default by its name (so a restored table stays one)
+            k, _, n = u.partition(" ")
+            shown[k] = n
+    finally:
+        forget("pitboss.paytables")
     return {"game": game, "module": g, "profile": p, "seats": seats,
-            "house": g.house(p, given),
-            "paytables": paytables.resolve(g.PAYTABLES, config.get("paytables")),
-            "unverified": paytables.unverified(g.PAYTABLES, config.get("paytables"))}
+            "house": g.house(p, given), "paytables": tables, "unverified": unverified,
+            "paytables_shown": shown}
 
 
 def _who(r):
@@ -165,15 +184,8 @@ class Table:
         for k in self._c["house"]:
             if k[0] != "_":
                 h[k] = self._c["house"][k]
-        pt = {}
-        for k in self._c["paytables"]:
-            pt[k] = paytables.as_config(self._c["paytables"][k])
-        for u in self._c["unverified"]:
-            # an unverified default by its name (so a restored table stays one)
-            k, _, n = u.partition(" ")
-            pt[k] = n
         return {"game": self.game, "seats": self._c["seats"], "house": h,
-                "paytables": pt}
+                "paytables": dict(self._c["paytables_shown"])}
 
     def status(self):
         nxt = self._order[self._next] if self.phase == DEALING else None

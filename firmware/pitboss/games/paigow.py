@@ -17,7 +17,7 @@ from array import array
 
 from pitboss import evaluator
 from pitboss.cards import JOKER, RANKS, name, parse_hand
-from pitboss.compat import const
+from pitboss.compat import const, forget
 from pitboss.errors import Refused
 from pitboss.profiles import HIGH, PAIR, STRAIGHT, get
 
@@ -103,16 +103,11 @@ def two_pair_rule(cfg=None, way=None):
         # its code and tables are needed at configuration only (about 4 KB of a Pico's
         # heap while Pai Gow is played, measured in the survive session); the engine
         # here reads the bytes.
-        import sys
         from pitboss.games import houseways
         try:
             w = houseways.way(way)
         finally:
-            if sys.implementation.name == "micropython":
-                sys.modules.pop("pitboss.games.houseways", None)
-                pkg = sys.modules.get("pitboss.games")
-                if pkg is not None and hasattr(pkg, "houseways"):
-                    delattr(pkg, "houseways")
+            forget("pitboss.games.houseways")
         if way is None:
             _default_two_pair = w
         return w
@@ -159,16 +154,11 @@ def two_pair_rule(cfg=None, way=None):
             conds.append((5 + i, _rank_char(label, k, v[i]), _ACE))
         rules.append((conds, True))
     rules.append(((), False))
-    import sys
     from pitboss.games import houseways
     try:
         return houseways.way(way, rules)
     finally:
-        if sys.implementation.name == "micropython":  # as above
-            sys.modules.pop("pitboss.games.houseways", None)
-            pkg = sys.modules.get("pitboss.games")
-            if pkg is not None and hasattr(pkg, "houseways"):
-                delattr(pkg, "houseways")
+        forget("pitboss.games.houseways")  # as above
 
 
 # ---- the foul rule -------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games import dealer
 from pitboss.games.dealer import deal_order, decide  # noqa: F401 (the interface)
-from pitboss.paytables import pays
+from pitboss.games.dealer import pays
 from pitboss.profiles import get
 
 GAME = "pa-three-card-prime"
