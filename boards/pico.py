@@ -274,8 +274,8 @@ def journal_flash():
     programs 256-byte pages without erasing; ioctl(6, block) erases one block;
     memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
     frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
-    and JOURNAL_BYTES. None on a stock image: it has no such region (its journal stays a
-    file on littlefs), and the storage area's size, which the image fixes, tells them
+    and JOURNAL_BYTES. None on a stock image: it has no such region (its journal's sectors
+    are files on littlefs: journal_region()), and the storage area's size, which the image fixes, tells them
     apart, so a stray pitboss_layout.py on littlefs cannot make one up."""
     try:
         import pitboss_layout as layout

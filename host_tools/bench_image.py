@@ -97,6 +97,11 @@ def _repl_heap(flash_dir, state, image):
     reset: Board() breaks into the running loop, whose app is still imported."""
     st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(), uf2=image)
     try:
+        # The boot replays the journal before its loop answers and turns Ctrl-C on: wait
+        # for the loop, so mpremote's Ctrl-C lands in it (a loaded machine, 2026-12-03:
+        # the stock image's Board() came too early, "could not enter raw repl").
+        with ProtocolLink(st["port"]) as link:
+            link.ready(900)
         b = Board(st["port"])
         try:
             b._t.enter_raw_repl(soft_reset=True, timeout_overall=b.timeout)

@@ -105,7 +105,10 @@ def test_no_card_lost_or_doubled_while_flash_writes_drop_uart_bytes(tier):
     assert r["first_failure"] is None, r
     assert r["cards"] >= LINK_CARDS and r["lost"] == 0 and r["doubled"] == 0
     assert r["settled_as_cpython"] == r["rounds"]
-    assert r["bytes_dropped"] > 0 and r["resends"] > 0 and r["sectors_erased"] > 0
+    assert r["bytes_dropped"] > 0 and r["resends"] > 0, r
+    # Flash writes during the deal: sector erases on littlefs; on the pitboss image page
+    # programs of the raw region (its sectors erased ahead, maybe none on fresh flash).
+    assert r["sectors_erased"] + r["pages_programmed"] > 0, r
     assert r["erase_ms"] == 400
     print("link on the Pico: %s" % {k: r[k] for k in (
         "cards", "rounds", "bytes_dropped", "resends", "lost", "doubled", "chip_s",
@@ -156,7 +159,16 @@ def test_deck_registered_and_dealt_through_the_mfrc522(tier):
 # Six pools hold 1,260 names on the stock image (measured: 1,258 names in six, 1,271 in
 # seven; DEVELOPERS.md, "Interned names"): the firmware's names must fit with room to
 # grow, or a seventh pool of ~7.8 KB opens on a table that has played every game.
-QSTR_POOLS_MAX = 6
+# The pitboss image (board of record since issue 27) holds the code in ROMFS, and its heap
+# after boot is ~70 KB larger (docs/bench.md): with the journal on a flash region
+# (pitboss.region, pitboss.ringjournal) the names measured 1,318 in seven pools, 26,895 B
+# (2026-12-03), so seven pools are its budget; the stock image keeps six.
+def _pools_max():
+    from tests.pico_tier import image_is_pitboss
+    return 7 if image_is_pitboss() else 6
+
+
+QSTR_POOLS_MAX = _pools_max()
 QSTR_NAMES = 20 * (2 ** QSTR_POOLS_MAX - 1)  # 1,260: pools of 20, 40, ... 640 names
 QSTR_ROOM = 20  # names still free in the sixth pool: new code fails here, not in a session
 
@@ -186,6 +198,8 @@ def test_power_cuts_inside_flash_writes_lose_and_double_nothing(tier):
             assert c["status_after"] == c["status_before"], c["cut"]
         s, w = dict(c["settled"]), dict(c["want"])
         s.pop("round", None), w.pop("round", None)
+        if c["counted_at_boot"] == 1:  # `settled` is recall's stored result: no "ok"
+            assert w.pop("ok") is True and "ok" not in s, c["cut"]
         assert s == w, c["cut"]
         assert c["rounds"] == 1, c["cut"]          # counted once: not lost, not doubled
         assert len(set(c["recalled_seqs"])) == len(c["recalled_seqs"])
@@ -226,14 +240,18 @@ def test_a_romfs_deploy_cut_part_way_boots_into_a_tilt_never_a_mix(tier):
 
 
 @pytest.mark.pico("stock")
-def test_the_stock_image_still_runs_every_vector_and_a_table(tier):
+def test_the_stock_image_still_runs_vectors_and_a_table(tier):
     """The stock MicroPython image stays supported (issue 27): files copied to littlefs,
-    every rule vector, a round settled as on CPython through the file-backed journal."""
+    the rule vectors of two games (tests/pico_tier.STOCK_VECTORS; the image's job runs
+    every file), a round settled as on CPython through the file-backed journal."""
+    from tests.pico_tier import STOCK_VECTORS
     r = tier.result("stock")
     if "skipped" in r:
         pytest.skip(r["skipped"])
     assert r["copied"] > 20
     assert compare(r["host"], r["board"]) == []
+    assert sorted(r["board"][0]) == sorted(STOCK_VECTORS)
+    assert all(ok > 0 for ok, _ in r["board"][0].values()), r["board"][0]
     got, want = dict(r["got"]), dict(r["want"])
     got.pop("round", None), want.pop("round", None)
     assert got == want and got["ok"]

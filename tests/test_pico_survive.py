@@ -86,7 +86,8 @@ def test_a_boot_from_a_long_journal_reads_only_its_end(fig):
     b = fj["boot"]
     from tests.pico_tier import full_journal_segments
     assert len(fj["segments"]) == full_journal_segments(), fj
-    assert sum(seg[3] for seg in fj["segments"]) > 60000, fj  # (number, first, last, size)
+    # (number, first, last, size): on the image two 32 KB segments hold ~59 KB of records
+    assert sum(seg[3] for seg in fj["segments"]) > 55000, fj
     assert b["up_ms"] <= BOOT_MS, b
     assert b["boot_ms"]["journal"] < 100, b  # a full open reads ~14 ms a KB
     assert b["unchecked"] > 50000, b
