@@ -275,17 +275,18 @@ def journal_flash():
     memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
     frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
     and JOURNAL_BYTES. None on a stock image: it has no such region (its journal's sectors
-    are files on littlefs: journal_region()), and the storage area's size, which the image fixes, tells them
-    apart, so a stray pitboss_layout.py on littlefs cannot make one up."""
+    are files on littlefs: journal_region()), and the storage area's size, which the
+    image fixes, tells them apart, so a stray pitboss_layout.py on littlefs cannot make one up."""
     try:
-        import pitboss_layout as layout
+        import pitboss_layout as layout  # pyright: ignore[reportMissingImports]
     except ImportError:
         return None
     import rp2
 
-    if rp2.Flash().ioctl(4, 0) * 4096 != layout.STORAGE_BYTES:
+    # (The stubs know neither the image's frozen module nor v1.27's Flash(start=, len=).)
+    if rp2.Flash().ioctl(4, 0) * 4096 != layout.STORAGE_BYTES:  # pyright: ignore
         return None
-    return rp2.Flash(start=layout.JOURNAL_START, len=layout.JOURNAL_BYTES)
+    return rp2.Flash(start=layout.JOURNAL_START, len=layout.JOURNAL_BYTES)  # pyright: ignore
 
 
 def set_rtc(tm):

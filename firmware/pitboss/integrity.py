@@ -82,7 +82,8 @@ def is_region(path):
 
 def _program():
     try:
-        import pitboss_program  # frozen into the pitboss image only
+        # frozen into the pitboss image only
+        import pitboss_program  # pyright: ignore[reportMissingImports]
 
         return pitboss_program
     except ImportError:
@@ -320,7 +321,7 @@ def _romfs_bytes():
     try:
         import vfs
 
-        dev = vfs.rom_ioctl(2, 0)
+        dev = vfs.rom_ioctl(2, 0)  # pyright: ignore  (v1.27's ROMFS, not in the stubs)
         return 0 if isinstance(dev, int) else len(memoryview(dev))
     except (ImportError, AttributeError, OSError, TypeError):
         return 0
