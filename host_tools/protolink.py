@@ -107,8 +107,11 @@ class ProtocolLink:
         out, self.events = self.events[:n], self.events[n:]
         return out
 
-    def ready(self, timeout=None):
+    def ready(self, timeout=None, repl_ends=False):
         """The `version` reply, once the loop answers (after a reset it may be booting).
+        repl_ends=True: a board found waiting at the friendly REPL's prompt (its main.py
+        ended, or there is none) raises LinkError at once, instead of being waited for:
+        no loop will answer there.
 
         Lines sent while the board boots may all be answered later, so each try sends a
         line of its own (an unknown command naming a fresh token), and it returns once
@@ -149,6 +152,9 @@ class ProtocolLink:
                 r = self.reply(max(0.05, min(resend, end) - time.monotonic()))
             except LinkError:
                 r = None
+            if repl_ends and r is None and self._rx.endswith(b">>> "):
+                raise LinkError("%s is at the REPL: no table loop runs (its main.py "
+                                "ended)" % self.port)
             if r is not None:
                 text = json.dumps(r)
                 for i, token in enumerate(sent):
@@ -229,11 +235,15 @@ def restart_loop(port, timeout=30.0):
         else:
             link.write(b"\n")  # ends the refused line, should a loop have been running
             return False
-        # Until the loop answers: the boot (the pitboss image hashes its program first)
-        # runs with Ctrl-C off, so a host breaking in sooner would have its Ctrl-C read
-        # as a line later, not get the REPL (seen on the emulated Pico, 2026-12-03).
-        try:
-            link.ready(timeout)
-        except LinkError:
-            pass  # no loop came up (no firmware): the caller finds out by itself
+        # On the emulated Pico, until the loop answers: the boot (the pitboss image
+        # hashes its program first) runs with Ctrl-C off and takes seconds of wall time
+        # there, so a host breaking in sooner would have its Ctrl-C read as a line later,
+        # not get the REPL (2026-12-03). Not on other boards: one whose main.py is not
+        # the table's (a test tree) would be waited for to the timeout every time.
+        from host_tools.vboard import board_kind
+        if board_kind(port) == "pico":
+            try:
+                link.ready(timeout, repl_ends=True)
+            except LinkError:
+                pass  # no loop came up (no firmware): the caller finds out by itself
     return True
