@@ -122,8 +122,8 @@ def display_i2c():
 
 
 def display():
-    """The SSD1306 as a framebuf.FrameBuffer with show(); see pitboss.ssd1306."""
-    from pitboss.ssd1306 import SSD1306
+    """The SSD1306 as a framebuf.FrameBuffer with show(); see pitboss.hw.ssd1306."""
+    from pitboss.hw.ssd1306 import SSD1306
 
     i2c, addr = display_i2c()
     return SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
@@ -173,7 +173,7 @@ def watchdog(timeout_ms):
 
 def set_rtc(tm):
     """Set the ESP32's RTC (what time.time() reads) from a time.gmtime() tuple: the
-    host's time, sent when it connects (pitboss.clock)."""
+    host's time, sent when it connects (pitboss.hw.clock)."""
     from machine import RTC
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)

@@ -4,7 +4,7 @@
 # unchanged, but there is no `machine` module in the VM, so every peripheral is simulated
 # here in plain Python:
 #   shoe     BufferUART: the host feed()s shoe bytes in, the firmware reads them like a UART
-#   display  the real pitboss.ssd1306 driver on SimI2C, a bus with a simulated SSD1306 whose
+#   display  the real pitboss.hw.ssd1306 driver on SimI2C, a bus with a simulated SSD1306 whose
 #            GDDRAM the host can read back (display_device().ram / .lines())
 #   led      SimPin that only remembers its value
 #   buttons  SimPins the host can press()/release()
@@ -314,7 +314,7 @@ def display():
     """The real SSD1306 driver on the simulated bus (needs framebuf: the VM has it)."""
     global _display
     if _display is None:
-        from pitboss.ssd1306 import SSD1306
+        from pitboss.hw.ssd1306 import SSD1306
 
         i2c, addr = display_i2c()
         _display = SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)

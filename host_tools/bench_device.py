@@ -2,7 +2,7 @@
 virtual board (the MicroPython 1.27 WebAssembly VM: bytecode, .py and .mpy), on a real
 board through mpremote (the firmware as flashed), and on the unix port with a native
 emitter where installed (requirements-bench-native.txt: .py, bytecode .mpy, and .mpy
-with pitboss/native5 compiled for its arch; plus the all-hands exactness proof). Every
+with pitboss/rules/native5 compiled for its arch; plus the all-hands exactness proof). Every
 .mpy comes from host_tools.flash.build(), the one build path `pitboss flash` uses.
 """
 from __future__ import annotations
@@ -126,7 +126,7 @@ def host_sample_digests(n, seed):
     plain Python and imports here without running), scored by the host's tables (the
     rule core's own scores, host_tools/hostfast.py)."""
     from host_tools import bench_board, hostfast
-    from pitboss import evaluator, profiles
+    from pitboss.rules import evaluator, profiles
     hostfast.install()
     return {g: r["sha256"] for g, r in
             bench_board.sample_five(evaluator, profiles, n, seed).items()}
@@ -157,7 +157,7 @@ def run_port(cfg, port, lib_dir, timeout):
 
 def compile_firmware(dest, arch=None, native=True):
     """The firmware as `pitboss flash` builds it (host_tools.flash.build), into dest:
-    bytecode .mpy, and pitboss/native5 for `arch` if given. Returns dest."""
+    bytecode .mpy, and pitboss/rules/native5 for `arch` if given. Returns dest."""
     files = flash.build("virtual", build_root=Path(dest), arch=arch or "", native=native)
     return Path(dest) / "mpy" / "virtual", [f.dest for f in files]
 
@@ -240,7 +240,7 @@ def host_digests(gids):
     import hashlib
     from array import array
     from host_tools import hostfast
-    from pitboss import evaluator, profiles
+    from pitboss.rules import evaluator, profiles
     hostfast.install()
     out = {}
     for gid in gids:

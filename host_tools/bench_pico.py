@@ -21,7 +21,7 @@ emulator runs 2.5-5x slower than the chip on a loaded 2-core machine.
                           cycles); the control socket's cycle count spans the script
     round                 one round of each game: wagers, 9600-baud UART1 shoe, decisions,
                           settlement (everything, wire time included); settle alone
-    all vectors           pitboss.vectors on the board over every tests/vectors file
+    all vectors           pitboss.rules.vectors on the board over every tests/vectors file
     heap                  gc.mem_free() after boot (collected), and the lowest value sampled
                           (uncollected) after each step of the session
 """
@@ -43,7 +43,7 @@ SEATS = 3
 
 _RANK = """
 import time
-from pitboss import evaluator, profiles
+from pitboss.rules import evaluator, profiles
 p = profiles.get('nj-5card')
 evaluator.score(p, [0, 4, 8, 12, 17])
 hands = [[(i * 7 + k * 11) %% 52 for k in range(5)] for i in range(40)]
@@ -251,7 +251,7 @@ def _vectors(b, ctl, out):
         with open(path, "rb") as f:
             b.write_file("/vectors/" + os.path.basename(path), f.read())
     n0, t0 = _ns(ctl), time.monotonic()
-    res = b.exec("from pitboss import vectors\nvectors.main('/vectors')")
+    res = b.exec("from pitboss.rules import vectors\nvectors.main('/vectors')")
     out["vectors"] = {"chip_s": (_ns(ctl) - n0) / 1e9,
                       "wall_s": time.monotonic() - t0,
                       "summary": res.strip().splitlines()[-1]}

@@ -189,7 +189,7 @@ def _pico_paigow(pico, chip):
 
 
 def _pico_exact(pico, chip):
-    """Every vector (pitboss.vectors on the Pico) and the sampled hands' digests against
+    """Every vector (pitboss.rules.vectors on the Pico) and the sampled hands' digests against
     CPython's; the vectors are run only in a full (not --quick) Pico run."""
     parts, failed, complete = [], False, True
     vec = _g(pico, "vectors", "summary")

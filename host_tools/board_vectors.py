@@ -1,7 +1,7 @@
 """`pitboss vectors [--port P]`: run every rule vector through the firmware.
 
 Without --port on CPython; with --port on the board itself (the vector files are copied
-to its /vectors and checked by pitboss.vectors running there), then compared with
+to its /vectors and checked by pitboss.rules.vectors running there), then compared with
 CPython's run: counts per game, every failure, and any case where the two disagree.
 """
 import glob
@@ -10,7 +10,7 @@ import sys
 
 import host_tools
 from host_tools.boardlink import BoardError, open_board
-from pitboss import vectors
+from pitboss.rules import vectors
 
 VECTOR_DIR = os.path.join(host_tools.REPO, "tests", "vectors")
 
@@ -44,7 +44,7 @@ def board_run(board, games=None):
     for path in files:
         with open(path, "rb") as f:
             board.write_file("/vectors/" + os.path.basename(path), f.read())
-    out = board.exec("from pitboss import vectors\nvectors.main('/vectors')")
+    out = board.exec("from pitboss.rules import vectors\nvectors.main('/vectors')")
     tally, fails = {}, []
     for line in out.splitlines():
         if line.startswith("GAME "):

@@ -20,10 +20,11 @@ from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
 from host_tools.protolink import LinkError
 from host_tools.vboard import resolve_port
-from pitboss import games, profiles
-from pitboss.cards import names, parse_hand
-from pitboss.rng import Rng
-from pitboss.table import Table
+from pitboss import games
+from pitboss.rules import profiles
+from pitboss.rules.cards import names, parse_hand
+from pitboss.games.rng import Rng
+from pitboss.games.table import Table
 
 _APP = "import pitboss.app as A\n"
 
@@ -54,7 +55,7 @@ class BoardTarget:
         return out
 
     def provision(self, key):
-        self.board.exec("from binascii import unhexlify\nfrom pitboss import auth\n"
+        self.board.exec("from binascii import unhexlify\nfrom pitboss.store import auth\n"
                         "auth.provision(unhexlify(%r))\n" % key.hex())
         self.run("A.app().ctl.auth.load()")
 
@@ -265,7 +266,7 @@ class LocalTarget:
         from host_tools import framebuf_shim
         framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
         from pitboss import app
-        from pitboss.osfs import OsFS
+        from pitboss.store.osfs import OsFS
 
         hw.reset()  # peripherals of its own, not another target's
         self._hw = hw
@@ -288,7 +289,7 @@ class LocalTarget:
         return out + self.commands(after)
 
     def provision(self, key):
-        from pitboss import auth
+        from pitboss.store import auth
         auth.provision(key, self.root + "/auth")
         self.app.ctl.auth.load()
 
@@ -330,7 +331,7 @@ def stand_in_paytables(game):
 def plan_round(game, seats, seed):
     """(before, frames, after) protocol lines and shoe bytes for one seeded round.
 
-    Deterministic in the seed: wagers from pitboss.rng, the dice rolled here (sent with
+    Deterministic in the seed: wagers from pitboss.games.rng, the dice rolled here (sent with
     `deal` to a game dealt with dice), the deck shuffled by host_tools.shoe_sim; each
     player decides as the game module's sim_decision() says. The game is asked through
     the registry (pitboss.games): nothing here knows which game it plans."""
@@ -613,7 +614,7 @@ def cmd_provision(args):
 
 def _rekey_production(port, board_id, keys):
     """A production board has no REPL: it takes a new key only as an authenticated
-    command under its current one (pitboss.auth.Auth.rekey). The new key is written
+    command under its current one (pitboss.store.auth.Auth.rekey). The new key is written
     aside first, so a crash after the board took it does not lose it."""
     import secrets
 

@@ -423,7 +423,7 @@ def _deck_by_rfid(s):
     emulated MFRC522 (the loop answers each unasked), then one round dealt by tag and
     settled as the CPython twin settles it from the serial shoe's frames."""
     from host_tools.shoe_sim import shuffled_deck
-    from pitboss.deckmap import new_deck_order
+    from pitboss.store.deckmap import new_deck_order
     from tests.rfid_deck import uid_for
 
     game, seats, seed = "nj-3card", 3, 4242

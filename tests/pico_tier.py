@@ -27,8 +27,8 @@ from host_tools.board_vectors import board_run, cpython_run
 from host_tools.boardlink import Board, BoardError
 from host_tools.pico import control_for
 from host_tools.table_host import Configurator, PicoTarget
-from pitboss import profiles
-from pitboss.cards import names
+from pitboss.rules import profiles
+from pitboss.rules.cards import names
 from tests import timeline
 
 # Random hands per game ranked on the Pico vs CPython. The virtual board tier ranks 1,000

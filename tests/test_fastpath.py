@@ -14,7 +14,7 @@ import random
 import pytest
 
 from host_tools import gentables, hostfast
-from pitboss import evaluator, profiles
+from pitboss.rules import evaluator, profiles
 
 FIVE = [g for g in profiles.GAMES
         if profiles.get(g).size == 5 and profiles.get(g).hand == 5]

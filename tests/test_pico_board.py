@@ -10,7 +10,7 @@ import pytest
 
 from host_tools.board_vectors import compare
 from host_tools.screenshot import decode_png, png_from_fb
-from pitboss import profiles
+from pitboss.rules import profiles
 from pitboss.protocol import rank_reply
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_a_round_through_uart1_settles_the_same_while_the_host_sends_status_and_
     """Issue 11: the protocol lives on the serial line. The table keeps playing while the
     host asks: a round with `status` and `recall 3` sent after every frame settles
     exactly as the same round on CPython, and as a round dealt undisturbed."""
-    from pitboss.cards import name
+    from pitboss.rules.cards import name
     from tests.pico_tier import SERIAL_GAME, SERIAL_SEATS, SERIAL_SEED
     r = tier.result("serial")["serial"]
     quiet, busy, asked = r["quiet"], r["busy"], r["asked"]

@@ -2,7 +2,7 @@
 
 tests/mp/settlement_rounds.py plays 200 seeded rounds of every table game (nj-5card,
 nj-3card, qc-caribbean, pa-three-card-prime with the All-Six Bonus, pr-pai-gow,
-pr-pai-gow-a5-low) through pitboss.sim.simulate_round, whose xorshift32 shuffles alike
+pr-pai-gow-a5-low) through host_tools/table/sim.py's simulate_round, whose xorshift32 shuffles alike
 on both interpreters, and prints each round's whole settlement as one canonical line.
 The same script runs on the VM and under CPython; the lines must be identical.
 """
@@ -34,7 +34,8 @@ def _rounds(stdout):
 
 @pytest.fixture(scope="module")
 def cpython():
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "firmware"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.join(REPO, "firmware"), os.path.join(REPO, "host_tools", "table")]))
     p = subprocess.run([sys.executable, SCRIPT, str(ROUNDS)], capture_output=True,
                        text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
@@ -44,7 +45,8 @@ def cpython():
 @pytest.fixture(scope="module")
 def vm():
     from host_tools.vm import run_script
-    r = run_script(SCRIPT, mounts={os.path.join(REPO, "firmware"): "/"},
+    r = run_script(SCRIPT, mounts={os.path.join(REPO, "firmware"): "/",
+                           os.path.join(REPO, "host_tools", "table"): "/simlib"},
                    args=[str(ROUNDS)], timeout=600)
     # the sentinel line, not only the exit status, proves the script ran to the end
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]

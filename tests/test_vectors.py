@@ -1,6 +1,6 @@
 """The rule vectors (tests/vectors/*.vec), on CPython and on the MicroPython 1.27 VM.
 
-Both runs go through firmware/pitboss/vectors.py, so a vector means the same thing
+Both runs go through firmware/pitboss/rules/vectors.py, so a vector means the same thing
 everywhere; the VM run checks the firmware as the board runs it.
 """
 import glob
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from pitboss import vectors
+from pitboss.rules import vectors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = sorted(glob.glob(os.path.join(HERE, "vectors", "*.vec")))
@@ -45,7 +45,7 @@ def evaluator_path(request):
 
 @pytest.mark.parametrize("case", CASES)
 def test_vector_cpython(case, evaluator_path):
-    from pitboss import evaluator
+    from pitboss.rules import evaluator
     from host_tools import hostfast
     want = evaluator._board_score if evaluator_path == "board" else hostfast.score
     assert evaluator.score is want
@@ -53,7 +53,7 @@ def test_vector_cpython(case, evaluator_path):
 
 
 def test_every_game_has_vectors():
-    from pitboss.profiles import GAMES
+    from pitboss.rules.profiles import GAMES
     games = {c.values[0][0] for c in CASES}
     assert set(GAMES) <= games
 
@@ -64,7 +64,7 @@ def _cpython_tally():
 
 def test_vectors_on_micropython_vm():
     from host_tools.vm import run_script
-    r = run_script("from pitboss import vectors\nraise SystemExit(vectors.main('/vectors'))",
+    r = run_script("from pitboss.rules import vectors\nraise SystemExit(vectors.main('/vectors'))",
                    mounts={os.path.join(HERE, "..", "firmware"): "/",
                            os.path.join(HERE, "vectors"): "/vectors"},
                    timeout=600)

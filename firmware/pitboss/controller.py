@@ -1,4 +1,4 @@
-# The table controller: the one object that owns the round (pitboss.table), its journal,
+# The table controller: the one object that owns the round (pitboss.games.table), its journal,
 # meters, tilts and authentication, and answers the bench protocol.
 #
 # Every state change is an *event* (a small dict, journalled as compact JSON):
@@ -48,16 +48,16 @@ import json
 import time
 
 from pitboss import games, protocol
-from pitboss.auth import Auth
-from pitboss.cards import parse
+from pitboss.store.auth import Auth
+from pitboss.rules.cards import parse
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
+from pitboss.store.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
                              JournalFull)
-from pitboss.meters import Meters, MetersCorrupt, lines_from_result
-from pitboss.table import CONFIGURED, DEALING, SETTLED, Table
-from pitboss.tilt import CODES as TILT_CODES
-from pitboss.tilt import Tilt, check_operator
+from pitboss.store.meters import Meters, MetersCorrupt, lines_from_result
+from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
+from pitboss.store.tilt import CODES as TILT_CODES
+from pitboss.store.tilt import Tilt, check_operator
 
 RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget allows
 # ... and never deletes a segment holding one of the last RECALL_HELD settlements (issue
@@ -70,7 +70,7 @@ EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = const(4096)  # payload bytes per export reply (one raw-REPL answer)
 CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
 CLOCK_MAX = 4102444800  # 2100-01-01
-# A checkpoint (a snapshot record, pitboss.journal) once this many bytes were journalled
+# A checkpoint (a snapshot record, pitboss.store.journal) once this many bytes were journalled
 # after the last one, written between rounds: a boot replays at most that plus the round
 # in play. Measured on the emulated Pico (issue 11's 2 s boot): re-applying 18.8 KB of a
 # session's records took 1,442 ms of the boot, 346 ms with checkpoints every 4 KB; a
@@ -83,7 +83,7 @@ _VERIFY_RECORDS = const(4)
 _BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the table tilts
 _DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 
-# Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
+# Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.hw.shoe
 # event code, means a card may be missing or wrong: each tilts with its own code and
 # marks the round in play lost. Notices (garbage between frames, a retransmission, a
 # torn frame: malformed 2 and bad_crc 3, which the acknowledged shoe sends again) do
@@ -189,7 +189,7 @@ class Controller:
                                max_payload=max_payload, commit=True, retain=True)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
-        self.clock = self.tilt.clock  # pitboss.clock.Clock on a board; set by `clock UNIX`
+        self.clock = self.tilt.clock  # pitboss.hw.clock.Clock on a board; set by `clock UNIX`
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
@@ -694,7 +694,7 @@ class Controller:
 
     # ---- the shoe ----------------------------------------------------------------------
     def shoe_alarm(self, code, seq, info):
-        """Callback for pitboss.shoe: every alarm that can mean a lost or wrong card is a
+        """Callback for pitboss.hw.shoe: every alarm that can mean a lost or wrong card is a
         misdeal. Never raises."""
         t = _SHOE_TILTS.get(code)
         if t is None:
@@ -708,7 +708,7 @@ class Controller:
             tb = self.table
             if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
                 return
-        from pitboss.shoe import NAMES, describe
+        from pitboss.hw.shoe import NAMES, describe
         if code in _CARD_INFO:  # the card itself may be face down: say where, not what
             detail = NAMES[code] + (": seq %d" % seq if seq >= 0 else "")
         else:

@@ -5,8 +5,10 @@
 #   usage: settlement_rounds.py ROUNDS [GAME ...]
 import sys
 
+sys.path.append("/simlib")  # the VM's mount of host_tools/table
+
 from pitboss import games
-from pitboss.sim import simulate_round
+from sim import simulate_round  # host_tools/table/sim.py (on the VM: mounted at /simlib)
 
 
 def canon(o):

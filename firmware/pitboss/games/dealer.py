@@ -1,8 +1,8 @@
 # What the dealer games (Three Card Prime, Caribbean) share: every seat plays a hand
 # against the dealer's, dealt one card at a time around the table; after the deal each
 # seat plays or folds; each seat is settled against the dealer's hand.
-from pitboss import evaluator
-from pitboss.cards import name
+from pitboss.rules import evaluator
+from pitboss.rules.cards import name
 from pitboss.errors import Refused
 
 

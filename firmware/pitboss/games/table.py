@@ -21,12 +21,13 @@
 # them as JSON).
 #
 # Randomness (the Pai Gow dice) is injected: `rng(n)` returns an int in [0, n).
-# Simulated rounds (host tools and tests) are in pitboss.sim, which no board imports.
-from pitboss import games, paytables
-from pitboss.cards import JOKER, name, parse
+# Simulated rounds (host tools and tests) are in host_tools/table/sim.py, which no board gets.
+from pitboss import games
+from pitboss.rules import paytables
+from pitboss.rules.cards import JOKER, name, parse
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.profiles import get
+from pitboss.rules.profiles import get
 
 CONFIGURED = "configured"
 WAGERS = "wagers"

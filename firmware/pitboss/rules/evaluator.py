@@ -1,4 +1,4 @@
-# The one hand evaluator: every game is a Profile (pitboss.profiles), never a code path.
+# The one hand evaluator: every game is a Profile (pitboss.rules.profiles), never a code path.
 #
 # A hand of any size is reduced to rank bitmasks (bit r = rank r, deuce = bit 0):
 #   m1 ranks held at least once, m2 at least twice, m3 thrice, m4 four times,
@@ -19,8 +19,8 @@ import sys
 from array import array
 
 from pitboss.compat import const
-from pitboss.cards import CardError, JOKER, RANKS, SUITS, name
-from pitboss.profiles import (
+from pitboss.rules.cards import CardError, JOKER, RANKS, SUITS, name
+from pitboss.rules.profiles import (
     HIGH, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL, FIVE_ACES,
     SIX_ROYAL, NO_QUALIFY, get,  # noqa: F401  (get: re-exported for callers)
 )
@@ -196,7 +196,7 @@ def _eval(p, c, n):
 #   _FB                the flush base: a flush scores m | base, unless an exception
 #   _QX, then qx masks, then qx scores       distinct-rank exceptions (by m % qx)
 #   qf (after those), qf masks, qf scores    flush exceptions (by m % qf)
-# pitboss/native5.py reads the same array from native code where the port has an
+# pitboss/rules/native5.py reads the same array from native code where the port has an
 # emitter; tests/test_fastpath.py checks every class of every profile against _eval().
 _HC = const(54)  # class hash: (d + _HC * e) % _HP
 _HP = const(1057)
@@ -216,22 +216,21 @@ def _load(p):
     t = _NONE
     mod = p.t5 or p.t2
     if mod:
-        from pitboss.profiles import _PROFILES
+        from pitboss.rules.profiles import _PROFILES
         for q in _PROFILES:  # a game sharing this table loaded it already: share it
             if (q.t5 == mod or q.t2 == mod) and q.fast:
                 p.fast = q.fast
                 return q.fast
         try:
-            m = __import__("pitboss." + mod)
-            raw = getattr(m, mod).T
+            raw = __import__("pitboss.rules.tables." + mod, None, None, ("T",)).T
         except ImportError:  # not generated for this profile: _eval() ranks every hand
             raw = None
         if raw is not None:
             t = _array_from(raw)
-        sys.modules.pop("pitboss." + mod, None)
-        import pitboss
-        if hasattr(pitboss, mod):
-            delattr(pitboss, mod)
+        sys.modules.pop("pitboss.rules.tables." + mod, None)
+        import pitboss.rules.tables as pkg
+        if hasattr(pkg, mod):
+            delattr(pkg, mod)
     p.fast = t
     return t
 
@@ -290,13 +289,13 @@ def _slow(p, cards):
 
 
 def _native():
-    """pitboss/native5 (@micropython.viper) where it was flashed: only on a port with a
+    """pitboss/rules/native5 (@micropython.viper) where it was flashed: only on a port with a
     native emitter (pitboss flash builds it for the board's arch); the WebAssembly board
     and CPython keep the bytecode score() above."""
     if sys.implementation.name != "micropython":
         return None
     try:
-        from pitboss import native5
+        from pitboss.rules import native5
     except (ImportError, SyntaxError):  # not flashed / no native emitter on this port
         return None
     native5.init(_slow)

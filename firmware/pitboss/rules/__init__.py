@@ -1,0 +1,1 @@
+# The rule core: cards, rule profiles, paytables, the one evaluator and its fast paths.

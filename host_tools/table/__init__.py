@@ -1,0 +1,1 @@
+"""Table-side host tools: simulated rounds (sim.py)."""
