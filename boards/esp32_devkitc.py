@@ -165,7 +165,7 @@ def unique_id():
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.
-    Created by pitboss.app.main() only after the boot (which may take longer)."""
+    Created by pitboss.loop.main() only after the boot (which may take longer)."""
     from machine import WDT
 
     return WDT(timeout=timeout_ms)

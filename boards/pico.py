@@ -252,14 +252,14 @@ def unique_id():
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.
-    Created by pitboss.app.main() only after the boot (which may take longer)."""
+    Created by pitboss.loop.main() only after the boot (which may take longer)."""
     from machine import WDT
 
     return WDT(timeout=timeout_ms)
 
 
 def watchdog_stop():
-    """Pause the watchdog (service mode, before the REPL: pitboss.app.main). MicroPython's
+    """Pause the watchdog (service mode, before the REPL: pitboss.loop.main). MicroPython's
     WDT has no deinit on rp2; clearing WATCHDOG CTRL.ENABLE (RP2040 datasheet 4.7.6,
     through the register block's atomic-clear alias at +0x3000) pauses its countdown, and
     the next WDT() enables it again."""

@@ -3,4 +3,4 @@
 import micropython
 
 micropython.kbd_intr(-1)
-import pitboss.run  # noqa: E402,F401  (the table controller: pitboss/app.py)
+import pitboss.run  # noqa: E402,F401  (the table: pitboss/loop.py's main loop)

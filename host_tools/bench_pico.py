@@ -56,8 +56,9 @@ print(time.ticks_diff(time.ticks_us(), t) / (%d * len(hands)))
 """
 
 _TIMED = """
-import pitboss.app as A, json, time
-c = A.app().ctl
+import json, time
+from pitboss.app import app
+c = app().ctl
 us = []
 for ln in %r:
     t = time.ticks_us()
@@ -121,7 +122,7 @@ def measure(quick=False, progress=print):
             reps = 1 if quick else 5
             # The app up as main.py starts it in production: the first rank is where a
             # chip runs out.
-            b.exec("import pitboss.app as A\nA.app()")
+            b.exec("from pitboss.app import app\napp()")
             out["mem_free_after_boot"] = int(b.exec(
                 "import gc\ngc.collect()\nprint(gc.mem_free())").strip())
             sample(b)

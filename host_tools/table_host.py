@@ -2,7 +2,7 @@
 the (simulated) shoe, provision and configure with authenticated commands, recall rounds,
 take screenshots.
 
-A *target* runs the firmware's pitboss.app: `BoardTarget` on a board over the raw REPL,
+A *target* runs the firmware's pitboss.app (host_tools/board_api.py on the raw REPL): `BoardTarget` on a board over the raw REPL,
 `LocalTarget` in this CPython process (same firmware, simulated peripherals). A round is
 planned once (wagers, dice, shoe frames, players' decisions) and can be played on both,
 so the board's settlement can be checked against CPython's, amount by amount.
@@ -26,7 +26,7 @@ from pitboss.rules.cards import names, parse_hand
 from pitboss.games.rng import Rng
 from pitboss.games.table import Table
 
-_APP = "import pitboss.app as A\n"
+from host_tools.board_api import SOURCE as _APP  # defines A on the board
 
 
 class BoardTarget:
@@ -320,7 +320,7 @@ def stand_in_paytables(game):
     """A test table's own paytables where the game's defaults are unverified (which a
     production table refuses, issue 30): the default lines, given explicitly, as the
     table a casino configures. {} when every default is verified."""
-    from pitboss import paytables
+    from pitboss.rules import paytables
     g = games.module(game)
     # the short form (odds in LINES order): the three tables as dicts make a config
     # line longer than the 512 characters an authenticated command may hold
@@ -827,12 +827,12 @@ def one_line(e):
 
 
 def operator_id(text):
-    """argparse type: the firmware's own check (pitboss.tilt.check_operator), so an id
+    """argparse type: the firmware's own check (pitboss.store.tilt.check_operator), so an id
     the board would split ("tech 1" became operator "tech", tilt code "1") is refused
     on the host before any line is sent."""
     import argparse
 
-    from pitboss.tilt import check_operator
+    from pitboss.store.tilt import check_operator
     try:
         return check_operator(text)
     except ValueError as e:
@@ -842,7 +842,7 @@ def operator_id(text):
 def tilt_code(text):
     import argparse
 
-    from pitboss.tilt import CODES
+    from pitboss.store.tilt import CODES
     if text not in CODES:
         raise argparse.ArgumentTypeError("unknown tilt code %r (docs/protocol.md lists "
                                          "them)" % text)

@@ -355,8 +355,8 @@ class Jobs:
     def job_screen(self, a):
         ram = a.target.screen()
         drawn = bytes.fromhex(a.board.exec(
-            "import pitboss.app as A\nfrom binascii import hexlify\n"
-            "print(hexlify(bytes(A.app().display.fb.buf)).decode())").strip())
+            "from pitboss.app import app\nfrom binascii import hexlify\n"
+            "print(hexlify(bytes(app().display.fb.buf)).decode())").strip())
         state = a.ctl("display")
         a.ctl("i2c", present=False)
         try:
@@ -407,8 +407,8 @@ class Jobs:
         a.connect()  # mpremote's raw REPL soft-resets the chip: a fresh heap
         out = a.board.exec(
             "import gc, micropython\n"
-            "import pitboss.app as A\n"
-            "ctl = A.app().ctl\n"
+            "from pitboss.app import app\n"
+            "ctl = app().ctl\n"
             "for ln in %r:\n"
             "    r = ctl.command(ln)\n"
             "    gc.collect()\n"

@@ -18,9 +18,9 @@ def uid_for(card):
     return bytes([0x04, 0x01, card, 0xA0, 0xB1, 0xC2, 0xD3])
 
 
-_POLL = ("import pitboss.app as A, json\n"
+_POLL = ("import json\nfrom pitboss.app import app\n"
          "for _ in range(%d):\n"
-         "    for r in A.app().poll():\n"
+         "    for r in app().poll():\n"
          "        print(json.dumps(r))\n")
 
 _DRIVER = ("import board, json\nfrom pitboss.hw.mfrc522 import MFRC522, RFIDError\n"

@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from host_tools.auth import KeyStore
+from host_tools.board_api import SOURCE as _APP
 from host_tools.table_host import BoardTarget, Configurator
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
@@ -97,7 +98,7 @@ def test_soak_100k_lines_memory_does_not_drift(target):
         lines = _soak_lines(rng, BATCH)
         # One string constant, split on the board: a 5,000-item list literal would
         # exhaust the VM's parser stack.
-        out = target.board.exec("import pitboss.app as A\nA.soak(%r.split('\\n'))"
+        out = target.board.exec(_APP + "A.soak(%r.split('\\n'))"
                                 % "\n".join(lines), fast=True)
         summary = json.loads(out.strip().splitlines()[-1])
         total += summary["ok"] + summary["refused"]

@@ -10,3 +10,18 @@ class Refused(ValueError):
     def __init__(self, code, message):
         super().__init__(message)
         self.code = code
+
+
+def arg_int(text, what):
+    """A command argument that must be an integer (Refused bad_args naming it if not)."""
+    try:
+        return int(text)
+    except (ValueError, TypeError):
+        raise Refused("bad_args", "%s must be an integer, got %r" % (what, text))
+
+
+def arg_one(args, usage):
+    """The one argument of a command that takes exactly one."""
+    if len(args) != 1:
+        raise Refused("bad_args", "usage: " + usage)
+    return args[0]

@@ -5,11 +5,8 @@
 #     which host_tools/screenshot.py turns into a PNG.
 # Screens are pure functions of their arguments: redrawing the same state gives the same
 # bytes, so tests compare buffers and the VM test compares MicroPython with CPython.
-# Built into MicroPython. On CPython the host installs its stand-in first
-# (host_tools.framebuf_shim.install()): the firmware itself carries no host code.
-import framebuf
-
 from pitboss.compat import const
+from pitboss.games.table import DEALING, SETTLED
 
 _CHAR = const(8)  # font cell, pixels
 # The pay screen's words (_pay), as one const tuple: strings in it are objects, not names
@@ -17,6 +14,7 @@ _CHAR = const(8)  # font cell, pixels
 # would be)
 _PAY = const(("R%d ", "POT", "PAI GOW", " QUAL", " NQ", "D ", "%+d", "WIN", "PUSH",
               "LOSE", "FOUL", "B %-8s %s", "%d%6s %s"))
+_DEAL_REDRAW = const(7)  # cards between redraws during a deal (a Pai Gow packet)
 
 # Hand categories (pitboss.rules.profiles names) in at most 8 characters, so a result row
 # "S  CATEGORY OUTC" fits 16 columns. Unknown names are shortened mechanically.
@@ -36,6 +34,10 @@ def short_category(category):
 
 def framebuffer(width=128, height=64):
     """(fb, buf): a FrameBuffer over a fresh MONO_VLSB bytearray (the SSD1306's layout)."""
+    # Built into MicroPython. On CPython the host installs its stand-in first
+    # (host_tools.framebuf_shim.install()): the firmware itself carries no host code.
+    import framebuf
+
     buf = bytearray(((height + 7) >> 3) * width)
     return framebuf.FrameBuffer(buf, width, height, framebuf.MONO_VLSB), buf
 
@@ -192,3 +194,28 @@ class TableDisplay:
                 break
             fb.text(line, 0, (1 + i) * _CHAR, 0)
         self._done()
+
+
+def draw(d, ctl):
+    """What the table shows now (pitboss.controller.Controller._show): a tilt, the
+    settlement, or the round's status."""
+    if ctl.halted():
+        a = ctl.active_tilts()[0]
+        d.alarm(a["code"].replace("_", " "), a["detail"])
+        return
+    t = ctl.table
+    if t is None:
+        d.message("PITBOSS", ["NOT CONFIGURED"])
+        return
+    if t.phase == SETTLED:
+        # what to pay (issue 30: the pay screen of TableDisplay.result)
+        d.result(t.game, t.settled_rows() or (), t.round)
+        return
+    if t.phase == DEALING and t.dealt % _DEAL_REDRAW:
+        # A full redraw is 1 KB over I2C (~25 ms at 400 kHz): while cards stream in,
+        # show the count every few cards; every phase change still redraws at once.
+        # (Asked before status(), whose dict would be garbage at every card.)
+        return
+    st = t.status()
+    d.status(t.game, st["seats"], t.round, st["phase"],
+             ("CARDS %d/%d" % (st["dealt"], st["to_deal"]),) if st["to_deal"] else ())

@@ -107,6 +107,31 @@ def describe(code, seq, info):
     return "%s: %s" % (what, info)
 
 
+# The round's policy for each alarm (issue 12; docs/protocol.md, Misdeals): the tilt it
+# raises, marking the round in play lost (pitboss.controller.Controller.shoe_alarm).
+# Notices raise none. A restart of the shoe's count counts only in the middle of a deal,
+# and so does a torn frame nothing intact followed within RESEND_MS: before a deal's
+# first card a lost frame shows as a gap at that card anyway (the sequence runs on
+# across rounds), so only one in the middle of a deal, above all at its last card, is
+# timed as a misdeal (docs/shoe-protocol.md; the first 10,000-card Pico run tilted
+# between rounds, after an export). An alarm whose info is a card says where, not what,
+# in the tilt's detail (the card may be face down).
+MID_DEAL = const(1)
+CARD_INFO = const(2)
+MISDEALS = {EV_BAD_CARD: ("shoe_bad_card", 0), EV_DROPPED: ("shoe_gap", 0),
+            EV_CONFLICT: ("shoe_conflict", CARD_INFO), EV_STALE: ("shoe_stale", CARD_INFO),
+            EV_RESTART: ("shoe_restart", MID_DEAL),
+            EV_DUPLICATE: ("duplicate_card", CARD_INFO),
+            EV_UNKNOWN_TAG: ("unknown_rfid_tag", 0), EV_WRONG_DECK: ("rfid_wrong_deck", 0),
+            EV_COLLISION: ("rfid_collision", 0), EV_READ_ERROR: ("rfid_read_error", 0),
+            EV_READER_FAULT: ("rfid_reader_fault", 0),
+            EV_UNRESENT: ("shoe_bad_frame", MID_DEAL)}
+# A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
+# by the table's refusal code (anything else: shoe_fault).
+REFUSED = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
+           "wrong_phase": "card_before_deal", "not_configured": "card_before_deal",
+           "duplicate_card": "duplicate_card", "unknown_card": "shoe_bad_card"}
+
 def crc16(data, crc=_CRC_INIT):
     """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, MSB first, no final xor.
     crc16(b'123456789') == 0x29B1 (the catalogue check value)."""

@@ -82,7 +82,7 @@ def check(case):
 def _houseway(p, text, arg):
     """The house way named first in `arg` sets the seven cards: are the ranks in front
     the ones `arg` lists? (Imported here only: a vector file of house ways is Pai Gow.)"""
-    from pitboss.cards import JOKER, RANKS
+    from pitboss.rules.cards import JOKER, RANKS
     from pitboss.games import houseways, paigow
 
     words = arg.split()
