@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from host_tools import manifest
+from host_tools.manifest import Entry
 from pitboss.store import integrity
 
 REPO = Path(host_tools.REPO)
@@ -47,20 +48,12 @@ BUILD = Path(host_tools.home()) / "build"
 MANIFEST = integrity.MANIFEST
 INTEGRITY_SRC = REPO / "firmware" / "pitboss" / "store" / "integrity.py"
 REPORT = "PITBOSS-INTEGRITY "
-# Files that must stay source on the board: the interpreter runs /boot.py and /main.py
-# by those exact names.
-SOURCE_ONLY = ("main.py", "boot.py")
-# Firmware modules only host tools and tests import (simulated rounds): the board never
-# loads them, so they are not flashed.
-HOST_ONLY = ()
-# A module with @micropython.native/viper code (pitboss/rules/native5.py) is compiled for the
-# board's arch (sys.implementation._mpy, or the board's entry below when building
-# without asking it) and left off boards without a native emitter (the WebAssembly
-# board), whose firmware keeps the bytecode path (evaluator._native()).
-NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
+# What a board gets is firmware/manifest.py (host_tools/manifest.py reads it). Native
+# modules (manifest native=True) are compiled for the board's arch (sys.implementation._mpy,
+# or the board's entry below when building without asking it) and left off boards without
+# a native emitter (the WebAssembly board), whose firmware keeps the bytecode path
+# (evaluator._native()).
 BOARD_ARCH = {"pico": "armv6m", "esp32_devkitc": "xtensawin", "virtual": ""}
-# Generated tables (pitboss/t5_<hash>.py, t2_<hash>.py): flashed only if a game names them.
-TABLE = re.compile(r"^pitboss/rules/tables/t[25]_[0-9a-f]+\.py$")
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
 # bits; sys.implementation._mpy packs the board's as version | ((arch << 2) | sub) << 8.
@@ -148,35 +141,18 @@ def board_names() -> tuple[str, ...]:
     return _boards().BOARDS
 
 
-def _sources(board: str, root: Path = REPO) -> list[tuple[Path, str]]:
-    """(host source, board path without the .py/.mpy decision) for everything to flash.
-    root: the tree holding firmware/ and boards/ (the repository; tests pass a snapshot)."""
-    firmware = Path(root) / "firmware"
-    tables = _table_modules()
-    out = []
-    for src in sorted(firmware.rglob("*")):
-        if src.is_dir() or "__pycache__" in src.parts or src.suffix == ".pyc" \
-                or src.relative_to(firmware).as_posix() in HOST_ONLY:
-            continue
-        if TABLE.match(src.relative_to(firmware).as_posix()) and src.stem not in tables:
-            continue  # a table module no game names (one per distinct table is flashed)
-        out.append((src, "/" + src.relative_to(firmware).as_posix()))
-    out.append((Path(root) / "boards" / f"{board}.py", "/board.py"))
+def _sources(board: str, root: Path = REPO) -> list[Entry]:
+    """What to flash: firmware/manifest.py's entries and the board's definition as
+    /board.py. root: the tree holding firmware/ and boards/ (the repository; tests pass a
+    snapshot)."""
+    out = manifest.read(Path(root) / "firmware" / "manifest.py")
+    out.append(Entry(Path(root) / "boards" / f"{board}.py", "/board.py"))
     return out
 
 
-def _table_modules() -> set[str]:
-    """The five-card table modules the games name (Profile.t5): any board may be
-    configured for any game, so a board gets each distinct table once, and nothing else
-    (host_tools/gentables.py writes one module per distinct table)."""
-    from pitboss.rules import profiles
-
-    return {getattr(profiles.get(g), a) for g in profiles.GAMES for a in ("t5", "t2")
-            if getattr(profiles.get(g), a)}
-
-
 def dest_for(dest_py: str, source: bool) -> str:
-    if source or not dest_py.endswith(".py") or dest_py.lstrip("/") in SOURCE_ONLY:
+    """A module's board path: its .mpy unless built as source (or not a .py)."""
+    if source or not dest_py.endswith(".py"):
         return dest_py
     return dest_py[:-3] + ".mpy"
 
@@ -192,7 +168,7 @@ def counterpart(dest: str) -> str | None:
 
 
 def planned_dests(board: str, source: bool, root: Path = REPO) -> list[str]:
-    return sorted(dest_for(d, source) for _, d in _sources(board, root))
+    return sorted(dest_for(e.dest, source or e.source) for e in _sources(board, root))
 
 
 def module_name(path: str) -> str:
@@ -249,11 +225,11 @@ def build(board: str, source: bool = False, board_abi: tuple[int, int, int] | No
     out_dir = Path(build_root) / ("src" if source else "mpy") / board
     shutil.rmtree(out_dir, ignore_errors=True)
     files = []
-    for src, dest_py in _sources(board, root):
-        is_native = src.suffix == ".py" and bool(NATIVE.search(src.read_text()))
+    for e in _sources(board, root):
+        src, dest_py, is_native = e.src, e.dest, e.native
         if is_native and not march:
             continue  # no native emitter: the firmware uses its bytecode path
-        dest = dest_for(dest_py, source)
+        dest = dest_for(dest_py, source or e.source)
         local = out_dir / dest.lstrip("/")
         local.parent.mkdir(parents=True, exist_ok=True)
         if dest.endswith(".mpy"):
@@ -301,7 +277,7 @@ def _copy_order(f: BuiltFile):
     # The integrity checker goes first, so a board whose flash stops early can still check
     # itself; main.py goes last, so a new entry point never starts against old modules.
     name = f.dest.rsplit("/", 1)[-1]
-    rank = 0 if name.startswith("integrity.") else 2 if f.dest.lstrip("/") in SOURCE_ONLY else 1
+    rank = 0 if name.startswith("integrity.") else 2 if f.dest == "/main.py" else 1
     return rank, f.dest
 
 
