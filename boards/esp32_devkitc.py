@@ -32,6 +32,11 @@ MCU = "ESP32-WROOM-32"
 # What exists on this board; firmware asks here before calling a factory.
 PERIPHERALS = ("shoe", "rfid", "display", "led", "buttons")
 
+# The journal's flash budget (pitboss.store.journal): JOURNAL_KEEP segments of
+# JOURNAL_SEGMENT bytes, the Pico's (boards/pico.py says why 10 x 64 KB).
+JOURNAL_SEGMENT = 65536
+JOURNAL_KEEP = 10
+
 SHOE_UART_ID = const(2)
 SHOE_TX = const(17)
 SHOE_RX = const(16)
@@ -119,14 +124,6 @@ def display_i2c():
 
     i2c = I2C(DISPLAY_I2C_ID, sda=Pin(DISPLAY_SDA), scl=Pin(DISPLAY_SCL), freq=DISPLAY_FREQ)
     return i2c, DISPLAY_ADDR
-
-
-def display():
-    """The SSD1306 as a framebuf.FrameBuffer with show(); see pitboss.hw.ssd1306."""
-    from pitboss.hw.ssd1306 import SSD1306
-
-    i2c, addr = display_i2c()
-    return SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
 
 
 def led():

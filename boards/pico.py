@@ -28,6 +28,17 @@ MCU = "RP2040"
 # What exists on this board; firmware asks here before calling a factory.
 PERIPHERALS = ("shoe", "rfid", "display", "led", "buttons")
 
+# The journal's flash budget (pitboss.store.journal): JOURNAL_KEEP segments of
+# JOURNAL_SEGMENT bytes. 10 x 64 KB: the last 10 rounds recall must keep of the largest
+# table (seven Three Card Prime seats with every side bet: ~8.5 KB a round journalled)
+# take 2 segments, so after an export there is always a segment to delete, and the 9
+# segments kept besides the one being written hold more than the last 50 rounds recall
+# shows of any table (~66 of that one). The filesystem must hold 11 segments (a rotation
+# writes the new one before the oldest goes) beside the firmware: 704 KB of the Pico's
+# 1,408 KB, with ~140 KB of firmware.
+JOURNAL_SEGMENT = 65536
+JOURNAL_KEEP = 10
+
 SHOE_UART_ID = const(1)
 SHOE_TX = const(4)
 SHOE_RX = const(5)
@@ -115,14 +126,6 @@ def display_i2c():
 
     i2c = I2C(DISPLAY_I2C_ID, sda=Pin(DISPLAY_SDA), scl=Pin(DISPLAY_SCL), freq=DISPLAY_FREQ)
     return i2c, DISPLAY_ADDR
-
-
-def display():
-    """The SSD1306 as a framebuf.FrameBuffer with show(); see pitboss.hw.ssd1306."""
-    from pitboss.hw.ssd1306 import SSD1306
-
-    i2c, addr = display_i2c()
-    return SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
 
 
 def led():

@@ -4,8 +4,8 @@
 # unchanged, but there is no `machine` module in the VM, so every peripheral is simulated
 # here in plain Python:
 #   shoe     BufferUART: the host feed()s shoe bytes in, the firmware reads them like a UART
-#   display  the real pitboss.hw.ssd1306 driver on SimI2C, a bus with a simulated SSD1306 whose
-#            GDDRAM the host can read back (display_device().ram / .lines())
+#   display  SimI2C, a bus with a simulated SSD1306 (the firmware drives it with its real
+#            driver) whose GDDRAM the host can read back (display_device().ram / .lines())
 #   led      SimPin that only remembers its value
 #   buttons  SimPins the host can press()/release()
 #   rfid     none: PERIPHERALS leaves it out and rfid() raises OSError(ENODEV)
@@ -24,6 +24,11 @@ NAME = "virtual"
 PLATFORM = "webassembly"
 MCU = "MicroPython WebAssembly VM"
 PERIPHERALS = ("shoe", "display", "led", "buttons")
+
+# The journal's flash budget (pitboss.store.journal): JOURNAL_KEEP segments of
+# JOURNAL_SEGMENT bytes, the Pico's (boards/pico.py says why 10 x 64 KB).
+JOURNAL_SEGMENT = 65536
+JOURNAL_KEEP = 10
 
 SHOE_BAUD = const(9600)
 # Holds a whole dealt round, so a host that feeds a shoe transcript at once loses nothing;
@@ -280,7 +285,6 @@ class SimI2C:
 
 _shoe = None
 _i2c = None
-_display = None
 _led = None
 _buttons = None
 
@@ -288,8 +292,8 @@ _buttons = None
 def reset():
     """Forget the shared peripherals: the next factory call makes new ones (a host that
     runs several simulated boards in one process, e.g. tests)."""
-    global _shoe, _i2c, _display, _led, _buttons
-    _shoe = _i2c = _display = _led = _buttons = None
+    global _shoe, _i2c, _led, _buttons
+    _shoe = _i2c = _led = _buttons = None
 
 
 def shoe_uart():
@@ -308,17 +312,6 @@ def display_i2c():
     if _i2c is None:
         _i2c = SimI2C()
     return _i2c, DISPLAY_ADDR
-
-
-def display():
-    """The real SSD1306 driver on the simulated bus (needs framebuf: the VM has it)."""
-    global _display
-    if _display is None:
-        from pitboss.hw.ssd1306 import SSD1306
-
-        i2c, addr = display_i2c()
-        _display = SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
-    return _display
 
 
 def display_device():

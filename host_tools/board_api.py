@@ -70,7 +70,7 @@ class A:
         # The display as hex MONO_VLSB bytes: the simulated controller's own RAM on the
         # virtual board, else the driver's buffer.
         from binascii import hexlify
-        hw = _app().hw
-        dev = getattr(hw, "display_device", None)
-        print(hexlify(bytes(dev().ram if dev else hw.display().buf)).decode())
+        a = _app()
+        dev = getattr(a.hw, "display_device", None)
+        print(hexlify(bytes(dev().ram if dev else a.display.fb.buf)).decode())
 '''

@@ -179,7 +179,7 @@ def test_missing_peripherals_tilt_and_the_table_runs_without_them():
     hw = types.SimpleNamespace(**{k: getattr(vhw, k) for k in dir(vhw)
                                   if not k.startswith("__")})
     hw.PERIPHERALS = ("shoe", "display", "rfid")
-    hw.display = hw.rfid = gone
+    hw.display_i2c = hw.rfid = gone
     root = tempfile.mkdtemp()
     key = bytes(range(32))
     auth.provision(key, root + "/auth")

@@ -27,7 +27,8 @@ class RFIDBoard:
         self.mod = types.SimpleNamespace(
             NAME="rfid-test", PERIPHERALS=("shoe", "rfid", "display"),
             DISPLAY_WIDTH=128, DISPLAY_HEIGHT=64, shoe_uart=virtual.shoe_uart,
-            display=virtual.display, rfid=lambda: self._rfid)
+            display_i2c=virtual.display_i2c, rfid=lambda: self._rfid,
+            JOURNAL_SEGMENT=virtual.JOURNAL_SEGMENT, JOURNAL_KEEP=virtual.JOURNAL_KEEP)
 
     def present(self, uid):
         self.chip.tags = [F.Tag(uid)]

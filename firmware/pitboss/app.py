@@ -31,7 +31,7 @@ class App:
             try:
                 from pitboss.hw.display import TableDisplay
 
-                self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH,
+                self.display = TableDisplay(_board.display(hw), hw.DISPLAY_WIDTH,
                                             hw.DISPLAY_HEIGHT)
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
@@ -39,6 +39,7 @@ class App:
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display,
                               integrity=self._firmware_problems if check_firmware else None,
+                              segment_size=hw.JOURNAL_SEGMENT, keep=hw.JOURNAL_KEEP,
                               app=self)
         from pitboss import service  # (a module the loop imports anyway)
         self.ctl.production = not service.requested(hw)
@@ -49,9 +50,7 @@ class App:
         if "rfid" in hw.PERIPHERALS:
             self._deck_path = root + _DECK_PATH
             try:
-                from pitboss.hw.mfrc522 import MFRC522
-
-                self.reader = MFRC522(*hw.rfid())
+                self.reader = _board.reader(hw)
             except Exception as e:  # RFIDError (no chip answers), OSError from the bus
                 faults.append(("shoe_fault", "rfid reader: %s %s" % (type(e).__name__, e)))
             # pitboss.store.deckmap only once a map exists (a serial-shoe table never needs it);

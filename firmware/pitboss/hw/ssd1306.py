@@ -3,7 +3,7 @@
 # Drawing goes through framebuf (fill/text/rect/...), which is C code on the board, so the
 # firmware never touches pixels in Python. The buffer is in MONO_VLSB layout because that
 # is the controller's own GDDRAM layout: show() copies it byte for byte, no conversion.
-# The board module (board.display()) builds this from its I2C bus; the virtual board builds
+# pitboss.board.display() builds this from the board's I2C bus; the virtual board builds
 # it on a simulated bus, so the same driver runs on every board.
 # Built into MicroPython. On CPython the host installs its stand-in first
 # (host_tools.framebuf_shim.install()): the firmware itself carries no host code.
