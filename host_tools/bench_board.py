@@ -370,10 +370,10 @@ def bench_treys():
 def bench_paigow(rng):
     try:
         from pitboss.rules import evaluator, profiles
-        from pitboss.games import paigow
+        from pitboss.games import houseway, paigow
     except ImportError as e:
         OUT["paigow_ms"] = None
-        OUT["paigow_note"] = "n/a: pitboss.paigow not importable (%s)" % e
+        OUT["paigow_note"] = "n/a: pitboss.games.paigow not importable (%s)" % e
         return
     P = profiles.get("pr-pai-gow")
     LOW = profiles.get("pr-pai-gow-low")
@@ -427,9 +427,9 @@ def bench_paigow(rng):
 
     def ways(b):
         if n5 and 52 not in b:
-            n5.seven(P.fast, b, paigow._W, LOW.fast)
+            n5.seven(P.fast, b, houseway._W, LOW.fast)
         else:
-            paigow._ways(P, b)
+            houseway._ways(P, b)
 
     def seats(players):
         paigow.settle_seats(P, players, 0, 0)

@@ -3,7 +3,7 @@
 The shuffle is pitboss.games.rng (xorshift32 + Fisher-Yates in plain ints), the same module
 the firmware's round simulator uses, so a seed names the same deck on the host, in the
 MicroPython VM and on a board. Frames come from pitboss.hw.shoe.encode, and the firmware
-reads them with the same parser as a real shoe (pitboss.hw.shoe.simulated / SerialShoe).
+reads them with the same parser as a real shoe (pitboss.hw.shoes.simulated / SerialShoe).
 
     python -m host_tools.shoe_sim --seed 7                  frames of a whole deck, stdout
     python -m host_tools.shoe_sim --seed 7 --cards 10 --list    the cards, one per line

@@ -107,7 +107,7 @@ def test_the_registry_imports_lazily_on_micropython():
         "BOOT []",
         "SHOWDOWN ['pitboss.games.showdown']",
         # (houseways is imported to configure Pai Gow and dropped again, issue 30)
-        "PAIGOW ['pitboss.games.paigow', 'pitboss.games.showdown']",
+        "PAIGOW ['pitboss.games.houseway', 'pitboss.games.paigow', 'pitboss.games.showdown']",
         "SIM False",
         "SAME True",
     ]

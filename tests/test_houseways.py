@@ -14,7 +14,7 @@ from host_tools.vm import run_script
 from pitboss.rules import profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
-from pitboss.games import houseways, paigow
+from pitboss.games import houseway, houseways, paigow
 from pitboss.games.table import Table
 
 P = profiles.get("pr-pai-gow")
@@ -181,11 +181,11 @@ def test_the_pickable_table_holds_over_rank_patterns(every):
                 st[1] += 1
                 continue
             st[0] += 1
-            paigow._done = 0
-            paigow._groups(cards, paigow._CNT, ([], [], [], [], [], []))
-            way = paigow._front(P, cards, ab[0], ab[1])
+            houseway._done = 0
+            houseway._groups(cards, houseway._CNT, ([], [], [], [], [], []))
+            way = houseway._front(P, cards, ab[0], ab[1])
             assert way >= 0
-            if not paigow.outranks(P, paigow._W[way], paigow._W[21 + way]):
+            if not paigow.outranks(P, houseway._W[way], houseway._W[21 + way]):
                 st[2] += 1
     for (cls, k), (held, missing, fouled) in seen.items():
         v = houseways._PICKABLE[cls * 8 + k]

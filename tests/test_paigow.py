@@ -11,7 +11,7 @@ import pytest
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import JOKER, names, parse_hand
 from pitboss.errors import Refused
-from pitboss.games import paigow
+from pitboss.games import houseway, paigow
 
 P = profiles.get("pr-pai-gow")
 P_A5 = profiles.get("pr-pai-gow-a5-low")
@@ -63,10 +63,10 @@ def test_foul_rule(high, low, is_foul):
 def test_the_settings_table_is_splits_and_ways_rank_each_setting():
     # _PICK (the house way's index table) is SPLITS: the five others in order, then i, j
     for k, (i, j) in enumerate(paigow.SPLITS):
-        assert list(paigow._PICK[7 * k:7 * k + 7]) \
+        assert list(houseway._PICK[7 * k:7 * k + 7]) \
             == [x for x in range(7) if x != i and x != j] + [i, j]
     cards = H("As Kd Jk 9c 9s 4h 2c")
-    for (hs, ls, high, low), (h2, l2) in zip(paigow._ways(P, cards), paigow.settings(cards)):
+    for (hs, ls, high, low), (h2, l2) in zip(houseway._ways(P, cards), paigow.settings(cards)):
         assert (high, low) == (h2, l2)
         assert hs == evaluator._eval(P, high, 5) and ls == evaluator._eval(LOW, low, 2)
 
@@ -393,3 +393,7 @@ def test_settle_seats_is_settle_for_every_seat_in_one_call():
             assert r[:3] == [hs, ls, lose]
             assert dict(zip(("outcome", "high_result", "low_result", "commission",
                              "amount"), r[3:])) == x, (n, i)
+
+
+def test_the_house_way_default_two_pair_rule_is_trump_plazas_as_configured():
+    assert paigow.two_pair_rule() == paigow.two_pair_rule(paigow.TRUMP_PLAZA)

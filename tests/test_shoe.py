@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import boards
 from host_tools import shoe_sim
-from pitboss.hw import shoe
+from pitboss.hw import shoe, shoes
 from pitboss.games.rng import Rng, XorShift32
 
 
@@ -34,7 +34,7 @@ def drain(s):
 
 def decode(data):
     rec = Recorder()
-    s = shoe.simulated(data, rec)
+    s = shoes.simulated(data, rec)
     cards = drain(s)
     s.decoder.flush()
     assert sum(s.counts) == len(rec.events)  # every event counted, and only once
@@ -89,8 +89,8 @@ def test_lowercase_hex_and_cr_terminators_are_accepted():
 
 def test_frames_split_across_reads_byte_by_byte():
     data, cards = shoe_sim.deal(seed=5, count=6)
-    src = shoe.ByteSource()
-    s = shoe.SerialShoe(src, Recorder())
+    src = shoes.ByteSource()
+    s = shoes.SerialShoe(src, Recorder())
     got = []
     for b in data:
         src.feed(bytes([b]))
@@ -123,14 +123,14 @@ class ChunkyUART:
 def test_never_asks_for_more_than_any_promised():
     data, cards = shoe_sim.deal(seed=9, count=3)
     u = ChunkyUART(data)
-    s = shoe.SerialShoe(u)
+    s = shoes.SerialShoe(u)
     assert drain(s) == [(c, i) for i, c in enumerate(cards)]
     assert set(u.asked) == {1}
 
 
 def test_burst_in_one_read_is_dealt_one_card_per_poll():
     data, cards = shoe_sim.deal(seed=1, count=8)
-    s = shoe.simulated(data)  # reads into a 64-byte buffer
+    s = shoes.simulated(data)  # reads into a 64-byte buffer
     assert s.poll() == (cards[0], 0)
     assert s.uart.any() == len(data) - 64  # one read; the rest waits in the "UART"
     assert drain(s) == [(c, i) for i, c in enumerate(cards)][1:]
@@ -141,7 +141,7 @@ def test_reads_the_virtual_boards_uart():
     u = v.BufferUART()
     data, cards = shoe_sim.deal(seed=3, count=10)
     u.feed(data)
-    assert drain(shoe.SerialShoe(u)) == [(c, i) for i, c in enumerate(cards)]
+    assert drain(shoes.SerialShoe(u)) == [(c, i) for i, c in enumerate(cards)]
 
 
 # --- dropped, repeated, corrupted ---
@@ -224,7 +224,7 @@ def test_stale_frames_are_ignored_and_a_restart_at_zero_accepted():
 
 def test_a_card_dealt_twice_is_an_alarm_until_reset():
     rec = Recorder()
-    s = shoe.simulated(shoe.encode(7, 0) + shoe.encode(7, 1), rec)
+    s = shoes.simulated(shoe.encode(7, 0) + shoe.encode(7, 1), rec)
     assert drain(s) == [(7, 0)]
     assert rec.events == [("duplicate", 1, 7)]
     s.reset()  # new shuffle: card 7 may come again; the frame sequence runs on
@@ -238,7 +238,7 @@ def test_an_alarm_that_raises_loses_no_card():
     def boom(code, seq, info):
         raise RuntimeError(shoe.describe(code, seq, info))
 
-    s = shoe.simulated(shoe.encode(1, 0) + shoe.encode(2, 5) + shoe.encode(3, 6), boom)
+    s = shoes.simulated(shoe.encode(1, 0) + shoe.encode(2, 5) + shoe.encode(3, 6), boom)
     assert s.poll() == (1, 0)
     with pytest.raises(RuntimeError, match="dropped: 4 frame"):
         s.poll()

@@ -9,7 +9,7 @@ import pytest
 from host_tools import shoe_link, shoe_sim
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget, plan_round
-from pitboss.hw import shoe
+from pitboss.hw import shoe, shoes
 from pitboss.rules.cards import name
 
 
@@ -32,8 +32,8 @@ def test_ack_frame_worked_example_and_decoder():
 
 
 def test_a_card_is_acknowledged_only_once_the_app_has_it_and_repeats_are_acknowledged():
-    src = shoe.ByteSource(shoe.encode(48, 5))
-    s = shoe.SerialShoe(src)
+    src = shoes.ByteSource(shoe.encode(48, 5))
+    s = shoes.SerialShoe(src)
     assert s.poll() == (48, 5)
     assert src.tx == b""  # not yet: the caller journals it first
     s.ack(5)
@@ -49,12 +49,12 @@ def test_a_card_is_acknowledged_only_once_the_app_has_it_and_repeats_are_acknowl
 def _clocked(src):
     now = [0]
     events = []
-    s = shoe.SerialShoe(src, alarm=lambda c, q, i: events.append(c), ticks=lambda: now[0])
+    s = shoes.SerialShoe(src, alarm=lambda c, q, i: events.append(c), ticks=lambda: now[0])
     return s, now, events
 
 
 def test_a_torn_frame_is_a_transport_error_repaired_by_the_resend():
-    src = shoe.ByteSource(shoe.encode(48, 5))
+    src = shoes.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)
@@ -69,7 +69,7 @@ def test_a_torn_frame_is_a_transport_error_repaired_by_the_resend():
 
 
 def test_a_torn_frame_not_resent_in_time_is_an_alarm():
-    src = shoe.ByteSource(shoe.encode(48, 5))
+    src = shoes.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)
@@ -92,7 +92,7 @@ def test_a_torn_copy_received_before_the_ack_needs_no_resend():
     # The shoe resent frame 5 while the controller was journalling it (its ack late), and
     # that copy was torn: it was on the line before the ack went out, so it can only be a
     # copy of frame 5 or earlier, never a new card; no wait, no alarm.
-    src = shoe.ByteSource(shoe.encode(48, 5))
+    src = shoes.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     src.feed(shoe.encode(48, 5)[:6])  # arrived during the write, torn by it
@@ -106,7 +106,7 @@ def test_a_torn_copy_received_before_the_ack_needs_no_resend():
 def test_a_torn_copy_still_on_the_wire_when_the_ack_went_out_needs_no_resend():
     # A resend of frame 5 the shoe had started before it heard the ack arrives just after
     # the ack, torn: within the grace (_GRACE bytes, _GRACE_MS) it is a copy, no wait.
-    src = shoe.ByteSource(shoe.encode(48, 5))
+    src = shoes.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)
@@ -122,7 +122,7 @@ def test_a_torn_copy_still_on_the_wire_when_the_ack_went_out_needs_no_resend():
 def test_a_streaming_shoe_gets_the_wait_for_every_torn_frame():
     # A shoe that does not wait for acknowledgements puts new cards among the bytes
     # received before an ack; then a torn frame there may be a card, and it is timed.
-    src = shoe.ByteSource(shoe.encode(48, 5) + shoe.encode(12, 6) + b"!0D0007\n")
+    src = shoes.ByteSource(shoe.encode(48, 5) + shoe.encode(12, 6) + b"!0D0007\n")
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)

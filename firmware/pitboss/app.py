@@ -7,7 +7,7 @@ from pitboss import board as _board
 from pitboss.compat import missing
 from pitboss.controller import Controller
 from pitboss.hw.clock import Clock
-from pitboss.hw.shoe import SerialShoe
+from pitboss.hw.shoes import SerialShoe
 from pitboss.replay import now_ms
 from pitboss.store import integrity
 from pitboss.verbs.operator import mem_free
@@ -102,7 +102,7 @@ class App:
 
     def _make_shoe(self):
         if self.reader is not None and self.deckmap is not None and len(self.deckmap):
-            from pitboss.hw.shoe import RFIDShoe
+            from pitboss.hw.shoes import RFIDShoe
 
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
         # A board may give the shoe its clock (the link model's simulated time); else

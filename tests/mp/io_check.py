@@ -17,7 +17,7 @@ except ImportError:  # CPython: the host's stand-in, installed as the host tools
 
 import fake_mfrc522 as F  # noqa: E402
 from pitboss.store import deckmap
-from pitboss.hw import display, shoe  # noqa: E402
+from pitboss.hw import display, shoe, shoes  # noqa: E402
 from pitboss.hw.mfrc522 import MFRC522, RFIDError  # noqa: E402
 from pitboss.games.rng import XorShift32  # noqa: E402
 
@@ -44,7 +44,7 @@ def shoe_part():
             data += f  # repeated
     data += shoe.encode(63, 12, strict=False) + shoe.encode(deck[0], 13)
     events = []
-    s = shoe.SerialShoe(shoe.ByteSource(bytes(data)),
+    s = shoes.SerialShoe(shoes.ByteSource(bytes(data)),
                         lambda c, q, i: events.append([shoe.NAMES[c], q, i]), bufsize=16)
     cards = []
     while True:

@@ -62,7 +62,7 @@ def module(game):
 
 
 # Modules a family imports beside itself (released with the last family that uses them).
-_HELPERS = (("dealer", ("caribbean", "threecard")),)
+_HELPERS = (("dealer", ("caribbean", "threecard")), ("houseway", ("paigow",)))
 
 
 def release(game):

@@ -1,13 +1,13 @@
 # Pai Gow Poker house ways as data: the published ways, and the check every way (a
 # published one or a casino's own, submitted as data) goes through before a table uses
-# it. pitboss.games.paigow.house_way() is the one engine that interprets them. Imported
+# it. pitboss.games.houseway.house_way() is the one engine that interprets them. Imported
 # only when the configured game is Pai Gow (games/paigow.py imports it).
 #
 # A WAY is bytes: rules of 16 small ints each, tried in order. The hand's CLASS comes
 # from its rank pattern, the joker counted as an ace (PR A: puerto-rico-pai-gow-poker-
 # ranks.es.txt): _CLASSES below. For that class the first rule whose conditions all hold
 # and whose action finds a setting sets the hand:
-#   [0] class  [1] rule name (index into paigow._RULES: what the result reports)
+#   [0] class  [1] rule name (index into houseway._RULES: what the result reports)
 #   [2..13] four conditions (subject, lo, hi): the subject's rank (deuce 0 .. ace 12)
 #       lies in lo..hi; subject 0 = no condition. Subjects (SUBJECTS): Q the four of a
 #       kind, T0 the highest three of a kind, P0 the highest pair, PL the lowest pair, S0
@@ -39,7 +39,7 @@ _NPICK = const(8)
 _CLASSES = const(("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
                   "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
                   "one_pair", "no_pair"))
-# The rule names (rule byte 1) are paigow._RULES: _NNAMES of them.
+# The rule names (rule byte 1) are houseway._RULES: _NNAMES of them.
 _NNAMES = const(24)
 
 # What a pick needs of each class, and whether FRONT with it can foul. One byte per

@@ -379,7 +379,7 @@ def valid(cards, joker: int) -> int:
 
 @micropython.viper
 def ranks7(cards, rk, cnt, by) -> int:
-    """Pai Gow's rank counts (paigow._groups) of seven checked cards, the joker an ace
+    """Pai Gow's rank counts (houseway._groups) of seven checked cards, the joker an ace
     (PR A): rk[i] the rank of card i, cnt[r] how many of rank r (a bytearray of 13,
     cleared here), and each rank held appended to by[its count], highest first."""
     r = ptr8(rk)
@@ -413,7 +413,7 @@ def ranks7(cards, rk, cnt, by) -> int:
 
 @micropython.viper
 def front(rk, a: int, b: int, w) -> int:
-    """paigow._front() over settings seven() ranked into w: the setting (index k of
+    """houseway._front() over settings seven() ranked into w: the setting (index k of
     paigow.SPLITS) whose low hand's ranks (rk: the seven cards' ranks) are a and b,
     with the best high score w[k], then the best low score w[21 + k], the first in
     SPLITS order on a tie; -1 if none."""

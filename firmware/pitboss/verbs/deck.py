@@ -24,7 +24,7 @@ def register(ctl, args):
 
 def deck(ctl, args):
     """Registration progress, or the registered decks."""
-    from pitboss.hw.shoe import SerialShoe
+    from pitboss.hw.shoes import SerialShoe
     from pitboss.rules.cards import name
 
     app = ctl.app
