@@ -22,7 +22,7 @@ import os
 import struct
 from binascii import crc32
 
-BATCH = 50  # records asked for per reply (the board's EXPORT_MAX)
+BATCH = 50  # records asked for per reply (the board's most: verbs/records.py _EXPORT_MAX)
 
 
 class ExportError(Exception):

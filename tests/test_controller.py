@@ -201,7 +201,7 @@ def test_a_replayed_settlement_is_compared_with_the_journal_in_place():
     # _same() stands in for a JSON round trip (which held four copies of a Pai Gow
     # result at once on the chip): equal exactly when the JSON would be.
     import json
-    from pitboss.replay import same as _same
+    from pitboss.replay import _same
     for v in ({"a": (1, 2), 3: [True, None, "x"]}, {"seats": [{"seat": 1, "amount": -5}]},
               [], {}, (1,), 0, False, "s", None):
         assert _same(v, json.loads(json.dumps(v))), v

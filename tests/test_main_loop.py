@@ -263,7 +263,7 @@ def test_a_settlement_is_journalled_with_its_result_last_and_recalled_from_its_b
     import io
 
     from pitboss import app, loop
-    from pitboss.replay import record as _record
+    from pitboss.replay import _record
     from pitboss.verbs.records import Rows, _raw_result
     from pitboss.store.journal import Journal
 

@@ -26,10 +26,10 @@ from pitboss.store.auth import Auth
 from pitboss.rules.cards import parse
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.hw.shoe import CARD_INFO, MID_DEAL, MISDEALS, NAMES, REFUSED, describe
+from pitboss.hw.shoe import MISDEALS, NAMES, REFUSED, describe
 from pitboss.protocol import call, error
 from pitboss import replay
-from pitboss.replay import compact, record, same
+from pitboss.replay import _compact, _record, _same
 from pitboss.store.journal import Journal, JournalCorrupt, JournalError, JournalFull
 from pitboss.store.meters import Meters, lines_from_result
 from pitboss.games.table import CONFIGURED, SETTLED, Table
@@ -110,7 +110,7 @@ class Controller:
         return replay.snapshot(self, seq)
 
     def _restore(self, snap, seq=0):
-        replay.restore(self, snap, seq)
+        replay._restore(self, snap, seq)
 
     # ---- events ----------------------------------------------------------------------
     def apply(self, ev, seq=0):
@@ -183,7 +183,7 @@ class Controller:
             out = t.settle()
             lines = [list(x) for x in lines_from_result(out)]
             if self._replaying:
-                if not same(out, ev["result"]) or lines != ev["lines"]:
+                if not _same(out, ev["result"]) or lines != ev["lines"]:
                     raise ValueError("settlement of round %d differs from the journal"
                                      % out["round"])
             ev = {"ev": "settle", "game": out["game"], "round": out["round"],
@@ -308,7 +308,7 @@ class Controller:
             # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a
             # card left on a Pico); between rounds, where exports and recalls run, it
             # is closed.
-            seq = self.journal.append(record(ev), ev["ev"] not in _CLOSING_EVENTS)
+            seq = self.journal.append(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
         except JournalFull as e:
             self.raise_tilt("journal_full", str(e))
             raise Refused("journal_full", "the journal is full of records not yet "
@@ -333,7 +333,7 @@ class Controller:
                 # When: the floor's collector reports each tilt and clear with its time
                 # (host_tools/floor); the tilt log's copy is not authenticated.
                 obj["t"] = self.clock()
-            return self.journal.append(compact(obj))
+            return self.journal.append(_compact(obj))
         except (OSError, JournalError):
             return 0
 
@@ -411,12 +411,12 @@ class Controller:
         p = MISDEALS.get(code)
         if p is None:
             return
-        tilt, how = p
-        if how & MID_DEAL:
+        tilt, mid_deal, card_info = p
+        if mid_deal:
             tb = self.table
             if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
                 return
-        if how & CARD_INFO:  # the card itself may be face down: say where, not what
+        if card_info:  # the card itself may be face down: say where, not what
             detail = NAMES[code] + (": seq %d" % seq if seq >= 0 else "")
         else:
             detail = describe(code, seq, info)

@@ -12,19 +12,19 @@ from pitboss.store.meters import MetersCorrupt
 from pitboss.store.tilt import CODES as TILT_CODES
 from pitboss.verbs.records import RECALL_MAX, is_settle
 
-def compact(obj):
+def _compact(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
-def record(ev):
+def _record(ev):
     """An event's journal payload: compact JSON, and a settlement's or a void's result
     (its only object-valued key) last, so that recall can write the result out from the
     stored bytes without parsing it (_raw_result). MicroPython's dicts keep no key order,
     so the result is put last by hand."""
     if "result" not in ev:
-        return compact(ev)
-    head = compact({k: ev[k] for k in ev if k != "result"})
-    return '%s,"result":%s}' % (head[:-1], compact(ev["result"]))
+        return _compact(ev)
+    head = _compact({k: ev[k] for k in ev if k != "result"})
+    return '%s,"result":%s}' % (head[:-1], _compact(ev["result"]))
 
 
 # The events a boot's replay applies to the table (and the configured game's decisions:
@@ -126,7 +126,7 @@ def _replay(ctl):
             obj = json.loads(payload)
             ev = obj.get("ev")
             if kind == KIND_SNAPSHOT:
-                restore(ctl, obj, seq)
+                _restore(ctl, obj, seq)
             elif ev in _ROUND_EVENTS or (
                     ctl.table is not None and ev in ctl.table.decisions()):
                 ctl.apply(obj, seq)
@@ -165,9 +165,9 @@ def snapshot(ctl, seq):
         snap["shoe"] = list(ctl.shoe_last)
     if ctl._settle_seqs is not None:
         snap["settles"] = ctl._settle_seqs  # so a boot need not scan back for them
-    return compact(snap)
+    return _compact(snap)
 
-def restore(ctl, snap, seq=0):
+def _restore(ctl, snap, seq=0):
     ctl.table = None
     ctl._events = []
     ctl._hidden_from = 0
@@ -193,7 +193,7 @@ def restore(ctl, snap, seq=0):
         ctl.apply(ev, seq)
 
 
-def same(a, b):
+def _same(a, b):
     """Is `a` (what the engine returned) the value `b` (the same, read back from its JSON)
     stands for: tuples as lists, int keys as strings, True not 1? Compared in place: a
     replayed Pai Gow settlement compared through a JSON round trip held four copies of a
@@ -203,14 +203,14 @@ def same(a, b):
             return False
         for k in a:
             kb = k if type(k) is str else str(k)
-            if kb not in b or not same(a[k], b[kb]):
+            if kb not in b or not _same(a[k], b[kb]):
                 return False
         return True
     if isinstance(a, (list, tuple)):
         if type(b) is not list or len(a) != len(b):
             return False
         for i in range(len(a)):
-            if not same(a[i], b[i]):
+            if not _same(a[i], b[i]):
                 return False
         return True
     if type(a) is bool or type(b) is bool:

@@ -21,7 +21,7 @@ from pitboss.rules.cards import JOKER
 from pitboss.compat import const
 
 
-START = const(0x21)  # '!': a frame's first byte, never inside one
+_START = const(0x21)  # '!': a frame's first byte, never inside one
 _LF = const(0x0A)
 _CR = const(0x0D)
 _DIGITS = const(10)  # hex digits in a frame: 2 card + 4 seq + 4 crc
@@ -97,16 +97,19 @@ def describe(code, seq, info):
 # timed as a misdeal (docs/shoe-protocol.md; the first 10,000-card Pico run tilted
 # between rounds, after an export). An alarm whose info is a card says where, not what,
 # in the tilt's detail (the card may be face down).
-MID_DEAL = const(1)
-CARD_INFO = const(2)
-MISDEALS = {EV_BAD_CARD: ("shoe_bad_card", 0), EV_DROPPED: ("shoe_gap", 0),
-            EV_CONFLICT: ("shoe_conflict", CARD_INFO), EV_STALE: ("shoe_stale", CARD_INFO),
-            EV_RESTART: ("shoe_restart", MID_DEAL),
-            EV_DUPLICATE: ("duplicate_card", CARD_INFO),
-            EV_UNKNOWN_TAG: ("unknown_rfid_tag", 0), EV_WRONG_DECK: ("rfid_wrong_deck", 0),
-            EV_COLLISION: ("rfid_collision", 0), EV_READ_ERROR: ("rfid_read_error", 0),
-            EV_READER_FAULT: ("rfid_reader_fault", 0),
-            EV_UNRESENT: ("shoe_bad_frame", MID_DEAL)}
+# code: (tilt, only in the middle of a deal, its info is a card)
+MISDEALS = {EV_BAD_CARD: ("shoe_bad_card", False, False),
+            EV_DROPPED: ("shoe_gap", False, False),
+            EV_CONFLICT: ("shoe_conflict", False, True),
+            EV_STALE: ("shoe_stale", False, True),
+            EV_RESTART: ("shoe_restart", True, False),
+            EV_DUPLICATE: ("duplicate_card", False, True),
+            EV_UNKNOWN_TAG: ("unknown_rfid_tag", False, False),
+            EV_WRONG_DECK: ("rfid_wrong_deck", False, False),
+            EV_COLLISION: ("rfid_collision", False, False),
+            EV_READ_ERROR: ("rfid_read_error", False, False),
+            EV_READER_FAULT: ("rfid_reader_fault", False, False),
+            EV_UNRESENT: ("shoe_bad_frame", True, False)}
 # A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
 # by the table's refusal code (anything else: shoe_fault).
 REFUSED = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
@@ -239,7 +242,7 @@ class FrameDecoder:
                     return self._frame()
                 self._report(EV_MALFORMED, -1, "frame ended after %d hex digit(s)" % st)
                 return False
-            if b == START:  # a new frame cuts this one short
+            if b == _START:  # a new frame cuts this one short
                 self._begin()
                 self._report(EV_MALFORMED, -1, "frame cut after %d hex digit(s)" % st)
                 return False
@@ -249,7 +252,7 @@ class FrameDecoder:
             else:
                 self._report(EV_MALFORMED, -1, "byte 0x%02X inside a frame" % b)
             return False
-        if b == START:
+        if b == _START:
             self._begin()
             self._flush_garbage()
         elif b == _LF or b == _CR:

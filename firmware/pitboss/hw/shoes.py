@@ -6,9 +6,11 @@ import time
 from pitboss.compat import const
 from pitboss.hw.shoe import (ACK_LEN, EV_BAD_CRC, EV_COLLISION, EV_DUPLICATE, EV_MALFORMED,
                              EV_READ_ERROR, EV_READER_FAULT, EV_REPEAT, EV_UNKNOWN_TAG,
-                             EV_UNRESENT, EV_WRONG_DECK, N_EVENTS, RESEND_MS, START,
+                             EV_UNRESENT, EV_WRONG_DECK, N_EVENTS, RESEND_MS,
                              FrameDecoder, encode_ack)
 from pitboss.rules.cards import JOKER, name
+
+_START = const(0x21)  # '!' (pitboss.hw.shoe: a frame's first byte)
 
 # Bytes after those received when an acknowledgement goes out that may still be copies of
 # the acknowledged frame: a copy already on the wire (up to a frame), and one the shoe's
@@ -162,7 +164,7 @@ class SerialShoe(Shoe):
                     if old:
                         pre -= 1
                     got = push(b)
-                    if b == START:  # after push: a frame it cut short was the old one
+                    if b == _START:  # after push: a frame it cut short was the old one
                         self._old = old
                         self._strict = strict
                     if got:

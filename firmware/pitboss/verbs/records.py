@@ -7,7 +7,7 @@ from pitboss.compat import const
 from pitboss.errors import Refused, arg_int, arg_one
 
 RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget allows
-EXPORT_MAX = 50  # records per export reply
+_EXPORT_MAX = const(50)  # records per export reply
 _EXPORT_BYTES = const(4096)  # payload bytes per export reply (one raw-REPL answer)
 
 
@@ -45,9 +45,9 @@ def export(ctl, args):
     if not 1 <= len(args) <= 2:
         raise Refused("bad_args", "usage: export FROM [N]")
     start = arg_int(args[0], "from")
-    n = arg_int(args[1], "n") if len(args) > 1 else EXPORT_MAX
-    if start < 1 or not 1 <= n <= EXPORT_MAX:
-        raise Refused("bad_args", "export FROM (>= 1) [N (1..%d)]" % EXPORT_MAX)
+    n = arg_int(args[1], "n") if len(args) > 1 else _EXPORT_MAX
+    if start < 1 or not 1 <= n <= _EXPORT_MAX:
+        raise Refused("bad_args", "export FROM (>= 1) [N (1..%d)]" % _EXPORT_MAX)
     mac = ctl.auth.mac()
     if mac is None:
         raise Refused("no_key", "export needs the board's key (provision first)")
