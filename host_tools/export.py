@@ -131,8 +131,6 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True, shown=None):
     """Export from `target` (a BoardTarget or LocalTarget) into folder/BOARD.jsonl and
     acknowledge. Returns {"exported", "first", "last", "acked", "store", "damaged"}.
     shown: a progress bar (host_tools.progress) told of each batch stored."""
-    from host_tools.table_host import Configurator
-
     key = keys.load_key(board_id)
     os.makedirs(folder, exist_ok=True)
     path = store_path(folder, board_id)
@@ -175,7 +173,7 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True, shown=None):
     result = {"exported": n, "first": first, "last": start - 1, "acked": reply["acked"],
               "store": path, "damaged": damaged}
     if ack and start - 1 > reply["acked"]:
-        r = Configurator(target, board_id, keys).signed("export-ack %d" % (start - 1))
+        r = target.commands([keys.sign(board_id, "export-ack %d" % (start - 1))])[0]
         if not r.get("ok"):
             raise ExportError("the board refused the acknowledgement: %s"
                               % r["error"]["message"])

@@ -30,6 +30,7 @@ from array import array
 from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from host_tools.hostfast import host_table
 from pitboss.rules import evaluator as ev
 from pitboss.rules import profiles
 
@@ -195,66 +196,6 @@ def host_sizes(p):
     if p.size == 5 and p.hand == 5:
         sizes.append(7)
     return sizes
-
-
-def _multisets(n, top=13):
-    out = []
-
-    def rec(r, left, acc):
-        if left == 0:
-            out.append(tuple(acc))
-            return
-        if r == top:
-            return
-        for k in range(min(4, left), -1, -1):
-            acc.extend([r] * k)
-            rec(r + 1, left - k, acc)
-            del acc[len(acc) - k:]
-    rec(0, n, [])
-    return out
-
-
-def _spread(ranks):
-    """Card ids for the ranks with suits spread (least loaded first): no suit reaches a
-    flush for n <= 7 (at most two cards a suit)."""
-    load = [0, 0, 0, 0]
-    ids = []
-    for r in ranks:
-        used = {c & 3 for c in ids if c >> 2 == r}
-        s = min((s for s in range(4) if s not in used), key=lambda s: (load[s], s))
-        load[s] += 1
-        ids.append(r * 4 + s)
-    return ids
-
-
-def host_table(p, n, core=None):
-    """(keys, plain scores, flush scores) for n cards of p: keys[i] (ascending) is the
-    rank-multiset key (hostfast.rank_key) of plain[i]; flush[mask | joker << 13] is the score of the
-    suited ranks in mask (and the joker) alone, 0 where fewer than a flush's worth."""
-    from host_tools import hostfast
-    core = core or ev._eval
-    keys, plain = array("I"), array("I")
-    for jk in ((0, 1) if p.joker else (0,)):
-        for ranks in _multisets(n - jk):
-            ids = _spread(ranks) + [52] * jk
-            keys.append(hostfast.rank_key(ids))
-            plain.append(core(p, ids, n))
-    if len(set(keys)) != len(keys):
-        raise RuntimeError("hostfast.W: two rank multisets of %d cards share a key" % n)
-    order = sorted(range(len(keys)), key=keys.__getitem__)  # sorted: bisect finds a key
-    keys = array("I", [keys[i] for i in order])
-    plain = array("I", [plain[i] for i in order])
-    flush = array("I", bytes(4 * (1 << 14)))
-    need = p.hand - (1 if p.joker else 0)
-    if p.flushes:
-        for mask in range(1 << 13):
-            k = bin(mask).count("1")
-            if k < need or k > n:
-                continue
-            for jk in ((0, 1) if p.joker and k < n else (0,)):
-                ids = [r * 4 for r in range(13) if mask >> r & 1] + [52] * jk
-                flush[mask | jk << 13] = core(p, ids, len(ids))
-    return keys, plain, flush
 
 
 def host_blob(keys, plain, flush):

@@ -26,7 +26,7 @@ _held = {}  # real path -> [fd, count]
 _mutex = threading.Lock()
 
 
-from host_tools.vboard import BoardError
+from host_tools.errors import BoardError
 
 
 class PortBusy(BoardError):

@@ -10,9 +10,9 @@
 Names are resolved once, by the CLI, before a command opens anything (resolve()).
 """
 import os
-from pathlib import Path
 
-from host_tools.vboard import BoardError, THROWAWAY_PORTS, default_state_dir, status
+from host_tools.vboard import (BoardError, THROWAWAY_PORTS, default_state_dir,
+                               name_dir, status)  # noqa: F401  (name_dir: re-exported)
 
 PREFIX = "board:"
 
@@ -93,8 +93,3 @@ def resolve(port):
     return port
 
 
-def name_dir(name):
-    """The state dir of the kept board `name` (board start/stop/status --name)."""
-    if not name or "/" in name or name in (".", ".."):
-        raise BoardError("--name %r: one word, e.g. bench2" % (name,))
-    return Path(state_root()) / name

@@ -40,6 +40,7 @@ import time
 import tty
 from pathlib import Path
 
+from .errors import BoardError  # noqa: F401  (re-exported: the one class)
 from .vm.runner import find_node, node_env, repo_root
 
 BRIDGE = Path(__file__).resolve().parent / "vm" / "bridge.mjs"
@@ -62,9 +63,11 @@ def default_state_dir(kind: str = "virtual") -> Path:
     return repo_root() / ".pitboss" / kind
 
 
-class BoardError(RuntimeError):
-    """A board (real or virtual) cannot be reached, started or used; the message says why.
-    The one class for it: host_tools.boardlink re-exports it."""
+def name_dir(name):
+    """The state dir of the kept board `name` (board start/stop/status --name)."""
+    if not name or "/" in name or name in (".", ".."):
+        raise BoardError("--name %r: one word, e.g. bench2" % (name,))
+    return default_state_dir("virtual").parent / name
 
 
 # --------------------------------------------------------------------------------------
@@ -557,7 +560,6 @@ def _named(a) -> None:
         if a.state_dir is not None:
             raise BoardError("--name and --state-dir both say where the board lives: "
                              "give one")
-        from host_tools.ports import name_dir
         a.state_dir = name_dir(a.name)
 
 

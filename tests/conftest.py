@@ -62,6 +62,7 @@ MODULE_TIERS = {
     # tests/floor/ (its conftest.py assigns the same tier)
     "test_floor_store": "floor", "test_floor_records": "floor",
     "test_floor_collect": "floor", "test_floor_web": "floor",
+    "test_architecture": "host",
 }
 TEST_TIERS = {
     ("test_boards", "test_virtual_board_on_micropython_draws_through_the_real_driver"): "vm",
