@@ -70,45 +70,36 @@ def run(ctl, line):
                 e[1] & _APP and (ctl is None or ctl.app is None or e[1] & _AUTH)):
             # (an app's authenticated verb is reached through `auth` only)
             return error("unknown_command", "unknown command %r" % words[0][:32])
+        args = words[1:]
         if ctl is None:
-            return call(e[0], None, words[1:])
-        return _guarded(ctl, verb, e, words[1:])
+            return call(e[0], None, args)
+        fn, flags = e
+        if flags & _ROUND and ctl.halted():
+            return error("tilted", "the table is halted by a tilt (%s); an operator must "
+                         "clear it" % ", ".join(a["code"] for a in ctl.active_tilts()))
+        if flags & _AUTH:
+            return error("auth_required", "configuration, tilt clearing, a meters reset "
+                         "and an export acknowledgement need an authenticated command: "
+                         "auth COUNTER MAC ...")
+        seq0 = ctl.journal.last_seq
+        reply = call(_auth if verb == "auth" else fn, ctl, args, ctl._fault)
+        err = reply.get("error")
+        if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
+            ctl.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
+        if reply.get("ok") and not flags & _READ and (
+                verb != "newround" or ctl.journal.last_seq != seq0):
+            ctl._show()  # (a newround with nothing to close changed nothing)
+        return reply
     except Exception as ex:
         if ctl is None:
             raise
         return ctl._fault(ex)
 
 
-def _guarded(ctl, verb, e, args):
-    fn, flags = e
-    if flags & _ROUND and ctl.halted():
-        return error("tilted", "the table is halted by a tilt (%s); an operator must clear"
-                     " it" % ", ".join(a["code"] for a in ctl.active_tilts()))
-    if verb == "auth":
-        fn = _auth
-    elif flags & _AUTH:
-        fn = _needs_auth
-    seq0 = ctl.journal.last_seq
-    reply = call(fn, ctl, args, ctl._fault)
-    err = reply.get("error")
-    if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
-        ctl.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
-    if reply.get("ok") and not flags & _READ and (
-            verb != "newround" or ctl.journal.last_seq != seq0):
-        ctl._show()  # (a newround with nothing to close changed nothing)
-    return reply
-
-
-def _needs_auth(ctl, args):
-    raise Refused("auth_required", "configuration, tilt clearing, a meters reset and an "
-                  "export acknowledgement need an authenticated command: auth COUNTER "
-                  "MAC ...")
-
-
 def _auth(ctl, args):
-    """auth COUNTER MAC VERB ...: the line checked (operator.authenticate), then its
-    verb run, if it is one that needs authentication."""
-    verb, rest = operator.authenticate(ctl, args)
+    """auth COUNTER MAC VERB ...: the line checked (operator.auth), then its verb run,
+    if it is one that needs authentication."""
+    verb, rest = operator.auth(ctl, args)
     e = _TABLE.get(verb)
     if e is None or not e[1] & _AUTH or (e[1] & _APP and ctl.app is None):
         raise Refused("bad_args", "authenticated commands: config JSON, tilt-clear "

@@ -16,7 +16,7 @@ _BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the t
 _SCREEN_CHUNK = const(128)  # display RAM bytes per `screen` reply line (256 hex digits)
 
 
-def authenticate(ctl, args):
+def auth(ctl, args):
     """auth COUNTER MAC VERB ...: the line's MAC and counter checked (pitboss.store.auth);
     returns (verb, the rest of the line). A refusal is counted and journalled in
     aggregate (log_refusal); a counter that cannot be saved halts the table."""
