@@ -441,9 +441,8 @@ class Controller:
                              err["message"][:80])
                 t = self.table
                 if not self._lost and (t is None or t.phase == CONFIGURED):
-                    # No round in play took it or will be voided: the card belongs to
-                    # no shuffle, so the shoe forgets it (the next round's deck holds
-                    # it again: not a duplicate_card).
+                    # No round in play took it or will be voided: the card belongs to no
+                    # shuffle; the shoe forgets it (the next deck holds it: no duplicate)
                     self._new_shuffle()
             if reply.get("ok"):
                 self._show()
@@ -471,20 +470,6 @@ class Controller:
             raise Refused("not_configured", "the table has no configuration yet "
                           "(an authenticated config command sets it)")
         return self.table
-
-    def quarantine(self):
-        """journal_corrupt cleared: the damaged journal is set aside (kept for
-        investigation), never replayed; numbering continues after the highest seq."""
-        self.table = None
-        self._events = []
-        self._lost = None
-        self.journal.quarantine(self.meters.seq + 1)
-        self._corrupt_seen = False
-        self._settle_seqs = []  # they were in the journal set aside
-
-    def between_rounds(self):
-        """True when no round is in play (nothing dealt that a change could orphan)."""
-        return self.table is None or self.table.phase in ("configured", SETTLED)
 
     def export_limit(self):
         """The last seq an export may send: the round in play's cards stay on the board

@@ -1,13 +1,15 @@
 # The RFID deck's verbs: registration (authenticated: it decides what every tag means)
 # and its progress; the App's reader, deck map and shoe (pitboss.app).
 from pitboss.errors import Refused
+from pitboss.games.table import SETTLED
 
 
 def register(ctl, args):
     app = ctl.app
     if app.reader is None:
         raise Refused("no_reader", "this board has no RFID reader")
-    if not ctl.between_rounds():
+    t = ctl.table
+    if t is not None and t.phase not in ("configured", SETTLED):  # a round in play
         raise Refused("wrong_phase", "register a deck between rounds")
     size = 52
     if args:

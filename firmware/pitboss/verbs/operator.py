@@ -95,7 +95,12 @@ def tilt_clear(ctl, args):
     if "journal_corrupt" in codes and (len(args) < 2 or args[1] == "journal_corrupt"):
         # The damaged journal is set aside (kept for investigation), never replayed;
         # numbering continues after the highest seq ever seen.
-        ctl.quarantine()
+        ctl.table = None
+        ctl._events = []
+        ctl._lost = None
+        ctl.journal.quarantine(ctl.meters.seq + 1)
+        ctl._corrupt_seen = False
+        ctl._settle_seqs = []  # they were in the journal set aside
     cleared = ctl.tilt.clear(args[0], args[1] if len(args) > 1 else None)
     if cleared:
         ctl._log_event({"ev": "tilt_clear", "codes": cleared, "op": args[0]})
