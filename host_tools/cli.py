@@ -155,8 +155,8 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="one JSON array")
     p.set_defaults(func=cmd_ports)
 
-    from host_tools import (bench, board_vectors, demo, edge, flash, table_host,
-                            vboard)
+    from host_tools import board_vectors, demo, edge, flash, table_host, vboard
+    from host_tools.bench import command as bench
     from host_tools.floor.cli import add_floor_commands
     for add in (vboard.add_board_commands, flash.add_flash_commands,
                 board_vectors.add_vector_commands, demo.add_demo_commands,

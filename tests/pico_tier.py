@@ -54,7 +54,7 @@ SIDE_JOBS = ("survive",)
 # RFID reader the table's shoe): a round dealt through UART1 while the host sends
 # `status` and `recall` between frames; then LINK_CARDS cards through the acknowledged
 # link with the flash chip at its worst case (W25Q16JV: 400 ms sector erase, 3 ms page
-# program), so bytes are really dropped. `python -m host_tools.pico_link --cards 10000`
+# program), so bytes are really dropped. `python -m host_tools.proofs.pico_link --cards 10000`
 # is the long run.
 SERIAL_GAME, SERIAL_SEATS, SERIAL_SEED = "nj-3card", 3, 40
 LINK_GAME, LINK_SEATS = "nj-5card", 6
@@ -295,7 +295,7 @@ class Jobs:
 
     def job_serial(self, a):
         """Protocol lines to the running loop (service mode; the loop runs there too)."""
-        from host_tools.pico_link import deal_rounds
+        from host_tools.proofs.pico_link import deal_rounds
         from host_tools.table_host import ProtoTarget, plan_round
 
         self._provisioned(a)

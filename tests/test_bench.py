@@ -7,7 +7,10 @@ import math
 
 import pytest
 
-from host_tools import bench, bench_cpython, bench_device, bench_report
+from host_tools.bench import command as bench
+from host_tools.bench import cpython as bench_cpython
+from host_tools.bench import device as bench_device
+from host_tools.bench import report as bench_report
 
 
 def _num(v):

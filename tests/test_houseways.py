@@ -2,14 +2,14 @@
 pass the check the board runs, a casino's own way is data and is refused (bad_config,
 naming the class) when it can foul or leaves a class of hand without a setting, and no
 way fouls over every rank pattern and a seeded sample (1,000,000 hands per profile and
-way in the slow tier: host_tools/houseway_check.py). The worked examples of each way are
+way in the slow tier: host_tools/proofs/houseway_check.py). The worked examples of each way are
 vectors: tests/vectors/houseway-*.vec (test_vectors.py, the VM and the Pico run them).
 """
 import os
 
 import pytest
 
-from host_tools import houseway_check
+from host_tools.proofs import houseway_check
 from host_tools.vm import run_script
 from pitboss.rules import profiles
 from pitboss.rules.cards import parse_hand

@@ -1,13 +1,13 @@
 # `pitboss bench`, board side, and the chip's measuring script: runs on any MicroPython
 # (a flashed Pico or ESP32, the virtual board's VM, the unix port).
 #
-#   mpremote connect /dev/ttyACM0 run host_tools/bench_board.py     # a flashed board
-#   micropython host_tools/bench_board.py firmware                  # unix port + path
+#   mpremote connect /dev/ttyACM0 run host_tools/bench/board.py     # a flashed board
+#   micropython host_tools/bench/board.py firmware                  # unix port + path
 #   pitboss bench --port P                                          # the host does it
 #
 # It prints one line per figure (ratios to an empty five-argument call, which are
 # cycle-comparable between boards, then us and, where machine.freq() is known, cycles
-# per call) and last a line "PITBOSS-BENCH {json}" that host_tools/bench.py reads. The
+# per call) and last a line "PITBOSS-BENCH {json}" that host_tools/bench/command.py reads. The
 # host may prepend `CONFIG = {...}` (sizes, exact=True for the all-hands proof).
 # Nothing here needs a file on the board but the firmware (and treys in /lib for the
 # treys figures, copied there by the host).

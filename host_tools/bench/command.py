@@ -7,13 +7,13 @@ every target with met / missed.
                   [--markdown FILE] [--no-native] [--exact] [--cpython-only | --board-only]
 
 The jobs, one module each:
-- host_tools/bench_cpython.py: throughput (public API and peers' fastest core), cold
+- host_tools/bench/cpython.py: throughput (public API and peers' fastest core), cold
   start in fresh processes, census with one loop shape and process count for all;
-- host_tools/bench_device.py: the board script (host_tools/bench_board.py, also the
+- host_tools/bench/device.py: the board script (host_tools/bench/board.py, also the
   chip's measuring script) on the virtual board, a real board, and the unix port with a
   native emitter (--exact: every five-card hand of every five-card game, native vs
   bytecode, digests compared with the host's); .mpy from host_tools.flash.build;
-- host_tools/bench_report.py: targets, text report, plot, Markdown table.
+- host_tools/bench/report.py: targets, text report, plot, Markdown table.
 """
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from host_tools import bench_device, bench_report
-from host_tools.bench_report import TARGETS, render, plot, markdown, targets  # noqa: F401
+from host_tools.bench import device as bench_device
+from host_tools.bench import report as bench_report
+from host_tools.bench.report import TARGETS, render, plot, markdown, targets  # noqa: F401
 
 
 def machine_info():
@@ -62,10 +63,10 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
     with tempfile.TemporaryDirectory(prefix="pitboss-bench-") as tmp:
         work = Path(tmp)
         if cpython:
-            from host_tools.bench_cpython import bench_cpython
+            from host_tools.bench.cpython import bench_cpython
             res["cpython"] = bench_cpython(quick)
         if board and port == "pico":   # the emulated Pico: chip-time figures
-            from host_tools import bench_pico
+            from host_tools.bench import pico as bench_pico
             res["pico"] = bench_pico.measure(quick)
             # and the WebAssembly board's ratios beside them (the bytecode path, for
             # ports without a native emitter): one run has both (issue 13)
@@ -94,7 +95,7 @@ def cmd_bench(args):
     else:
         print(render(res))
         if "pico" in res:
-            from host_tools import bench_pico
+            from host_tools.bench import pico as bench_pico
             print(bench_pico.render(res["pico"]))
     if args.save:
         with open(args.save, "w") as f:

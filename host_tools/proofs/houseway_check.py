@@ -5,7 +5,7 @@ allows, so straights and flushes meet every class), and seeded random samples of
 53-card deck. The firmware's own engine ranks them, through the host's fast tables
 (hostfast); the work is spread over host_tools.process_pool.
 
-    python -m host_tools.houseway_check [--hands N] [--workers W] [WAY ...]
+    python -m host_tools.proofs.houseway_check [--hands N] [--workers W] [WAY ...]
 """
 import argparse
 import json
@@ -138,7 +138,7 @@ def run(ways=None, hands=1000000, workers=None, progress=None, patterns_every=1)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host_tools.houseway_check",
+    ap = argparse.ArgumentParser(prog="python -m host_tools.proofs.houseway_check",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("ways", nargs="*", help="house ways (default: every published one)")
     ap.add_argument("--hands", type=int, default=1000000, help="random hands per profile "

@@ -10,7 +10,7 @@ until the firmware acknowledges it. The host sends each round's lines over the p
 port to the running loop, hands the round's frames to the shoe, and checks every card
 line the loop reports (src=shoe) and every settlement against the same round on CPython.
 
-    python -m host_tools.pico_link --cards 10000 --erase-ms 400 --page-ms 3
+    python -m host_tools.proofs.pico_link --cards 10000 --erase-ms 400 --page-ms 3
 
 Prints one JSON object: cards and rounds, bytes dropped, frames sent and resent, cards
 lost and doubled (both must be 0), settlements equal to CPython's, flash sectors erased
@@ -139,11 +139,11 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_ms=45.0, page_ms=0.
         flashing.flash(port, progress=None)
         _say(t0, "flashed", quiet)
         # The key over the raw REPL in service mode (mpremote with the Pico's timeout),
-        # then a soft reset: the loop runs again (host_tools.serial_proof).
+        # then a soft reset: the loop runs again (host_tools.proofs.serial_proof).
         # First the loop must answer: while the board boots, Ctrl-C is off (main.py) and
         # would only become part of a refused line.
         from host_tools.protolink import ProtocolLink
-        from host_tools.serial_proof import provision
+        from host_tools.proofs.serial_proof import provision
         with ProtocolLink(port) as link:
             link.ready(900)
         provision(port, keys, "link")
@@ -163,7 +163,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_ms=45.0, page_ms=0.
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host_tools.pico_link", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m host_tools.proofs.pico_link", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cards", type=int, default=10000)
     ap.add_argument("--game", default="nj-5card")

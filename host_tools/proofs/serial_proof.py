@@ -3,7 +3,7 @@ emulated Pico: `pitboss board start --kind pico --gpio 22=0`, flashed): seeded r
 dealt through the shoe's UART while the host sends `status` and `recall` between every
 frame settle exactly as the same rounds on CPython, and as rounds dealt without them.
 
-    python -m host_tools.serial_proof --port .pitboss/pico/tty [--game G] [--seats N]
+    python -m host_tools.proofs.serial_proof --port .pitboss/pico/tty [--game G] [--seats N]
 
 The board must be flashed and running its loop (service or production mode). In service
 mode it is provisioned first over the raw REPL (then soft-reset, so the loop runs again).
@@ -93,7 +93,7 @@ def run(port, game="pr-pai-gow", seats=4, seed=40, ready_timeout=900):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host_tools.serial_proof",
+    ap = argparse.ArgumentParser(prog="python -m host_tools.proofs.serial_proof",
                                  description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--port", required=True)

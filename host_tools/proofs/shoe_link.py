@@ -11,8 +11,8 @@ such a window. The firmware (pitboss.app.App with its real SerialShoe and journa
 seeded rounds; the host's AckingShoe deals them, one frame at a time, resending each until
 it is acknowledged.
 
-    python -m host_tools.shoe_link --cards 10000            # the acknowledged link
-    python -m host_tools.shoe_link --cards 2000 --no-ack    # a streaming shoe, for contrast
+    python -m host_tools.proofs.shoe_link --cards 10000            # the acknowledged link
+    python -m host_tools.proofs.shoe_link --cards 2000 --no-ack    # a streaming shoe, for contrast
 
 Prints one JSON object: cards dealt and settled, bytes the UART dropped, retransmissions,
 cards lost and doubled (both 0 with acknowledgements), simulated and wall time.
@@ -303,7 +303,7 @@ def _name(c):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host_tools.shoe_link", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m host_tools.proofs.shoe_link", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cards", type=int, default=10000)
     ap.add_argument("--game", default="nj-5card")
