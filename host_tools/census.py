@@ -18,7 +18,8 @@ from collections import Counter
 from math import comb, prod
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import hostfast, process_pool
+from host_tools import process_pool
+from host_tools.fast import hostfast
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import JOKER
 

@@ -29,7 +29,7 @@ def _emit(obj):
 
 def cmd_rank(args):
     if args.port:
-        from host_tools.board_rank import rank_on_board
+        from host_tools.deploy.rank import rank_on_board
         return rank_on_board(args)
     if args.batch:
         if args.cards:
@@ -80,7 +80,7 @@ def cmd_games(args):
 
 
 def cmd_ports(args):
-    from host_tools import ports
+    from host_tools.link import ports
     rows = ports.attached()
     if args.json:
         _emit(rows)
@@ -155,7 +155,9 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="one JSON array")
     p.set_defaults(func=cmd_ports)
 
-    from host_tools import board_vectors, demo, edge, flash, table_host, vboard
+    from host_tools import demo, edge, table_host, vboard
+    from host_tools.deploy import vectors as board_vectors
+    from host_tools.deploy import flash
     from host_tools.bench import command as bench
     from host_tools.floor.cli import add_floor_commands
     for add in (vboard.add_board_commands, flash.add_flash_commands,
@@ -207,12 +209,12 @@ def main(argv=None):
                      "(`pitboss ports` lists them)" % (args.command, settings.path()))
     from host_tools.vboard import BoardError
     from host_tools.vm.runner import VMError
-    from host_tools import hostfast
+    from host_tools.fast import hostfast
     hostfast.install()  # the host's score()/best(): the firmware core's scores, looked up
     try:
         if getattr(args, "port", None):
-            from host_tools import ports
-            args.port = ports.resolve(args.port)  # board:NAME, auto (host_tools.ports)
+            from host_tools.link import ports
+            args.port = ports.resolve(args.port)  # board:NAME, auto (host_tools.link.ports)
         return args.func(args)
     except KeyboardInterrupt:
         return 130

@@ -15,11 +15,11 @@ import sys
 import tempfile
 import time
 
-from host_tools import flash as flashing
+from host_tools.deploy import flash as flashing
 from host_tools.argtypes import positive
-from host_tools.board_rank import rank_lines
-from host_tools.board_vectors import board_run, compare, cpython_run
-from host_tools.boardlink import Board
+from host_tools.deploy.rank import rank_lines
+from host_tools.deploy.vectors import board_run, compare, cpython_run
+from host_tools.link.repl import Board
 from host_tools.vboard import virtual_board
 from host_tools.auth import KeyStore
 from host_tools.screenshot import save, text as screen_text

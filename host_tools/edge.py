@@ -1,6 +1,6 @@
 """`pitboss edge --game G [--paytable KIND=NAME|JSON]... [--house-way W] [--json]`: the
 return and house edge of every wager of a configured table, from the firmware's own rule
-core (ranked through the host's fast tables, host_tools/hostfast.py) and its own
+core (ranked through the host's fast tables, host_tools/fast/hostfast.py) and its own
 settlement code (pitboss.games.*), beside the published figure where one is published.
 
 How each figure is computed (and said so in the output, "method"):
@@ -34,7 +34,8 @@ import sys
 from math import comb
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import hostfast, process_pool
+from host_tools import process_pool
+from host_tools.fast import hostfast
 
 # Published figures: (game, wager, paytable lines) -> (edge in %, decimals, source).
 # Only figures whose text we read and whose rules are the ones computed here.

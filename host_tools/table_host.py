@@ -2,7 +2,7 @@
 the (simulated) shoe, provision and configure with authenticated commands, recall rounds,
 take screenshots.
 
-A *target* runs the firmware's pitboss.app (host_tools/board_api.py on the raw REPL): `BoardTarget` on a board over the raw REPL,
+A *target* runs the firmware's pitboss.app (host_tools/link/board_api.py on the raw REPL): `BoardTarget` on a board over the raw REPL,
 `LocalTarget` in this CPython process (same firmware, simulated peripherals). A round is
 planned once (wagers, dice, shoe frames, players' decisions) and can be played on both,
 so the board's settlement can be checked against CPython's, amount by amount.
@@ -17,8 +17,8 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import keyid, shoe_sim
 from host_tools.argtypes import positive
 from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
-from host_tools.boardlink import BoardError, open_board
-from host_tools.protolink import LinkError
+from host_tools.link.repl import BoardError, open_board
+from host_tools.link.proto import LinkError
 from host_tools.vboard import resolve_port
 from pitboss import games
 from pitboss.rules import profiles
@@ -26,7 +26,7 @@ from pitboss.rules.cards import names, parse_hand
 from pitboss.games.rng import Rng
 from pitboss.games.table import Table
 
-from host_tools.board_api import SOURCE as _APP  # defines A on the board
+from host_tools.link.board_api import SOURCE as _APP  # defines A on the board
 
 
 class BoardTarget:
@@ -132,7 +132,7 @@ class ProtoTarget:
     while the host asks: nothing here stops its loop."""
 
     def __init__(self, port, link=None, control=None):
-        from host_tools.protolink import ProtocolLink
+        from host_tools.link.proto import ProtocolLink
         from host_tools.sidechannel import control_for
 
         self.port = port
@@ -205,14 +205,14 @@ class ProtoTarget:
         loop with Ctrl-C); closing that session soft-resets the board, so the loop runs
         again with the new key."""
         self.link.close()
-        from host_tools.boardlink import Board
+        from host_tools.link.repl import Board
 
         b = Board(self.port)
         try:
             BoardTarget(b).provision(key)
         finally:
             b.close()
-        from host_tools.protolink import ProtocolLink
+        from host_tools.link.proto import ProtocolLink
 
         self.link = ProtocolLink(self.port)
         self.link.ready()
@@ -224,11 +224,11 @@ def open_table(port, set_clock=True):
     sets the board's clock as it connects (`clock UNIX`, journalled)."""
     import time
 
-    from host_tools.protolink import LinkError
+    from host_tools.link.proto import LinkError
 
     with resolve_port(port) as device:
         if port in ("virtual", "pico"):  # a throw-away board: flashed first
-            from host_tools.flash import flash as do_flash
+            from host_tools.deploy.flash import flash as do_flash
             do_flash(device, progress=None)
         try:
             t = ProtoTarget(device)
@@ -584,7 +584,7 @@ def cmd_provision(args):
         # board still holds would lock the operator out of it.
         return _fail("%s already has a key (%s); --force replaces it and keeps the old one"
                      % (args.board_id, path))
-    from host_tools.protolink import PRODUCTION, LinkError, probe
+    from host_tools.link.proto import PRODUCTION, LinkError, probe
 
     try:
         if args.port not in ("virtual", "pico") and probe(args.port) == PRODUCTION:
@@ -619,7 +619,7 @@ def _rekey_production(port, board_id, keys):
     import secrets
 
     from host_tools.auth import _write_private
-    from host_tools.protolink import ProtocolLink
+    from host_tools.link.proto import ProtocolLink
 
     try:
         keys.load_key(board_id)
@@ -761,7 +761,7 @@ def cmd_tilt(args):
 def cmd_reset(args):
     """Restart the table's loop: a service board left at its REPL (plain mpremote use)
     soft-resets into /main.py; a loop that already answers is left alone."""
-    from host_tools.protolink import ProtocolLink, restart_loop
+    from host_tools.link.proto import ProtocolLink, restart_loop
     with resolve_port(args.port) as device:
         try:
             with ProtocolLink(device) as link:

@@ -525,7 +525,7 @@ def board_kind(port: str) -> str | None:
 def resolve_port(port_arg: str | None):
     """`--port virtual` / `--port pico` -> a throw-away board's device path; anything else
     as is."""
-    from host_tools import portlock
+    from host_tools.link import lock as portlock
 
     if port_arg in THROWAWAY_PORTS:
         # Service mode: a throw-away board is flashed for its one command, and today's

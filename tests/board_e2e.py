@@ -18,10 +18,10 @@ def random_hands(game, n, seed):
 
 
 def job(base):
-    from host_tools import flash as flashing
-    from host_tools.board_rank import rank_lines
-    from host_tools.board_vectors import board_run
-    from host_tools.boardlink import Board
+    from host_tools.deploy import flash as flashing
+    from host_tools.deploy.rank import rank_lines
+    from host_tools.deploy.vectors import board_run
+    from host_tools.link.repl import Board
     from host_tools.vboard import start, stop
     from pitboss.rules import profiles
 

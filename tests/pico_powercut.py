@@ -5,8 +5,8 @@ tests/pico_tier.py; tests/test_pico_board.py asserts on what it returns."""
 import tempfile
 
 from host_tools.auth import KeyStore
-from host_tools.boardlink import BoardError
-from host_tools.protolink import ProtocolLink
+from host_tools.link.repl import BoardError
+from host_tools.link.proto import ProtocolLink
 from host_tools.shoe_sim import shuffled_deck
 from host_tools.table_host import Configurator, LocalTarget, plan_round
 from pitboss.rules.profiles import get

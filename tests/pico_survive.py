@@ -3,7 +3,7 @@ the boot budget, the heap, junk on the serial line, and a watchdog recovery.
 
 One Pico: flashed and provisioned in service mode (GP22 held low), then powered up with
 the switch released, so its main loop owns the USB serial port and everything below is a
-protocol line (host_tools.protolink) or shoe bytes on UART1 (the control socket). Every
+protocol line (host_tools.link.proto) or shoe bytes on UART1 (the control socket). Every
 round is checked against the same firmware on CPython (table_host.LocalTarget).
 Figures are emulated chip time at 125 MHz (`mem`'s up_ms: time.ticks_ms() on the chip).
 """
@@ -13,12 +13,12 @@ import random
 import shutil
 import time
 
-from host_tools import flash as flashing
+from host_tools.deploy import flash as flashing
 from host_tools import vboard
 from host_tools.auth import KeyStore
-from host_tools.boardlink import Board
+from host_tools.link.repl import Board
 from host_tools.pico import control_for
-from host_tools.protolink import LinkError, ProtocolLink
+from host_tools.link.proto import LinkError, ProtocolLink
 from host_tools.table_host import stand_in_paytables
 from host_tools.table_host import Configurator, LocalTarget, PicoTarget, plan_round
 

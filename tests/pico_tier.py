@@ -19,12 +19,12 @@ import threading
 import time
 from pathlib import Path
 
-from host_tools import flash as flashing
+from host_tools.deploy import flash as flashing
 from host_tools import vboard
 from host_tools.auth import KeyStore
-from host_tools.board_rank import rank_lines
-from host_tools.board_vectors import board_run, cpython_run
-from host_tools.boardlink import Board, BoardError
+from host_tools.deploy.rank import rank_lines
+from host_tools.deploy.vectors import board_run, cpython_run
+from host_tools.link.repl import Board, BoardError
 from host_tools.pico import control_for
 from host_tools.table_host import Configurator, PicoTarget
 from pitboss.rules import profiles

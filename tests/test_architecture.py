@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from host_tools import manifest
+from host_tools.deploy import manifest
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "architecture.md"
@@ -128,7 +128,7 @@ def test_nothing_a_board_gets_imports_what_it_does_not_get():
 
 # Host modules still over 500 lines, with their length now: issue 28 item 4 splits them
 # into packages by job. A ratchet: none of them may grow, and no other file may pass 500.
-_HOST_OVER = {"host_tools/table_host.py": 948, "host_tools/flash.py": 794,
+_HOST_OVER = {"host_tools/table_host.py": 948, "host_tools/deploy/flash.py": 794,
               "host_tools/vboard.py": 676, "host_tools/bench/board.py": 624}
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from host_tools import flash as fl
+from host_tools.deploy import flash as fl
 from host_tools import vboard
 from pitboss.store import integrity
 

@@ -14,7 +14,7 @@ import pytest
 from host_tools import export as ex
 from host_tools import vboard
 from host_tools.auth import KeyStore
-from host_tools.boardlink import Board
+from host_tools.link.repl import Board
 from host_tools.cli import main as cli_main
 from host_tools.table_host import BoardTarget, Configurator, play_many
 

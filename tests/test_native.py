@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from host_tools import flash as fl
+from host_tools.deploy import flash as fl
 from pitboss.rules import profiles
 
 HERE = os.path.dirname(os.path.abspath(__file__))

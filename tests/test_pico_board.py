@@ -8,7 +8,7 @@ the soak; the Pico shows what only the chip can: its heap, its UART/I2C/SPI driv
 littlefs, power cuts inside flash writes, chip time."""
 import pytest
 
-from host_tools.board_vectors import compare
+from host_tools.deploy.vectors import compare
 from host_tools.screenshot import decode_png, png_from_fb
 from pitboss.rules import profiles
 from pitboss.verbs.rank import rank_reply

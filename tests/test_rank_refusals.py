@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from host_tools import cli, hostfast
+from host_tools import cli
+from host_tools.fast import hostfast
 from host_tools.table_host import LocalTarget
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import parse_hand

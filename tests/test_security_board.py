@@ -19,10 +19,10 @@ import sys
 
 import pytest
 
-from host_tools import flash as fl
+from host_tools.deploy import flash as fl
 from host_tools.auth import KeyStore, auth_line
-from host_tools.boardlink import open_board
-from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
+from host_tools.link.repl import open_board
+from host_tools.link.proto import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table_host import BoardTarget, Configurator
 from host_tools.vboard import virtual_board
 from pitboss.store import integrity

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from host_tools.auth import KeyStore
-from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
+from host_tools.link.proto import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table_host import Configurator, LocalTarget, open_table, plan_round
 from host_tools.vboard import virtual_board
 from pitboss.rules.cards import name

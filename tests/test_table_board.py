@@ -12,10 +12,10 @@ import time
 import pytest
 
 from host_tools import export as ex
-from host_tools import flash as flashing
+from host_tools.deploy import flash as flashing
 from host_tools import vboard
 from host_tools.auth import KeyStore
-from host_tools.boardlink import Board
+from host_tools.link.repl import Board
 from host_tools.screenshot import decode_png, png_from_fb
 from host_tools.table_host import (BoardTarget, Configurator, LocalTarget, plan_round,
                                    play_many, play_rounds)

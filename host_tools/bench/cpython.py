@@ -25,7 +25,8 @@ import time
 from collections import Counter
 
 import host_tools
-from host_tools import hostfast, process_pool
+from host_tools import process_pool
+from host_tools.fast import hostfast
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import name
 

@@ -3,7 +3,7 @@ virtual board (the MicroPython 1.27 WebAssembly VM: bytecode, .py and .mpy), on 
 board through mpremote (the firmware as flashed), and on the unix port with a native
 emitter where installed (requirements-bench-native.txt: .py, bytecode .mpy, and .mpy
 with pitboss/rules/native5 compiled for its arch; plus the all-hands exactness proof). Every
-.mpy comes from host_tools.flash.build(), the one build path `pitboss flash` uses.
+.mpy comes from host_tools.deploy.flash.build(), the one build path `pitboss flash` uses.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import host_tools
-from host_tools import flash
+from host_tools.deploy import flash
 
 REPO = Path(host_tools.REPO)
 FIRMWARE = REPO / "firmware"
@@ -124,8 +124,8 @@ def with_host_samples(res, cfg):
 def host_sample_digests(n, seed):
     """bench_board.sample_five's digests on CPython, over the same hands (bench_board is
     plain Python and imports here without running), scored by the host's tables (the
-    rule core's own scores, host_tools/hostfast.py)."""
-    from host_tools import hostfast
+    rule core's own scores, host_tools/fast/hostfast.py)."""
+    from host_tools.fast import hostfast
     from host_tools.bench import board as bench_board
     from pitboss.rules import evaluator, profiles
     hostfast.install()
@@ -157,7 +157,7 @@ def run_port(cfg, port, lib_dir, timeout):
 
 
 def compile_firmware(dest, arch=None, native=True):
-    """The firmware as `pitboss flash` builds it (host_tools.flash.build), into dest:
+    """The firmware as `pitboss flash` builds it (host_tools.deploy.flash.build), into dest:
     bytecode .mpy, and pitboss/rules/native5 for `arch` if given. Returns dest."""
     files = flash.build("virtual", build_root=Path(dest), arch=arch or "", native=native)
     return Path(dest) / "mpy" / "virtual", [f.dest for f in files]
@@ -237,10 +237,10 @@ def bench_native(quick, work, exact=False):
 
 def host_digests(gids):
     """sha256 of every five-card hand's score (same order as bench_board.exact_all_hands)
-    on the host: the host's tables (host_tools/hostfast.py, the core's own scores)."""
+    on the host: the host's tables (host_tools/fast/hostfast.py, the core's own scores)."""
     import hashlib
     from array import array
-    from host_tools import hostfast
+    from host_tools.fast import hostfast
     from pitboss.rules import evaluator, profiles
     hostfast.install()
     out = {}

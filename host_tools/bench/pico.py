@@ -30,9 +30,9 @@ import os
 import subprocess
 import time
 
-from host_tools import flash as flashing
-from host_tools.board_vectors import vector_files
-from host_tools.boardlink import Board
+from host_tools.deploy import flash as flashing
+from host_tools.deploy.vectors import vector_files
+from host_tools.link.repl import Board
 from host_tools.table_host import PicoTarget, Configurator, plan_round
 from host_tools.vboard import pico_board, start, stop
 
@@ -169,7 +169,7 @@ def measure(quick=False, progress=print):
 
 def _step(out, what, fn):
     """fn()'s value; a board error (MemoryError on the chip...) is recorded, not fatal."""
-    from host_tools.boardlink import BoardError
+    from host_tools.link.repl import BoardError
     try:
         return fn()
     except (BoardError, RuntimeError) as e:

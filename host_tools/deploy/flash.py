@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import manifest
-from host_tools.manifest import Entry
+from host_tools.deploy import manifest
+from host_tools.deploy.manifest import Entry
 from pitboss.store import integrity
 
 REPO = Path(host_tools.REPO)
@@ -48,7 +48,7 @@ BUILD = Path(host_tools.home()) / "build"
 MANIFEST = integrity.MANIFEST
 INTEGRITY_SRC = REPO / "firmware" / "pitboss" / "store" / "integrity.py"
 REPORT = "PITBOSS-INTEGRITY "
-# What a board gets is firmware/manifest.py (host_tools/manifest.py reads it). Native
+# What a board gets is firmware/manifest.py (host_tools/deploy/manifest.py reads it). Native
 # modules (manifest native=True) are compiled for the board's arch (sys.implementation._mpy,
 # or the board's entry below when building without asking it) and left off boards without
 # a native emitter (the WebAssembly board), whose firmware keeps the bytecode path
@@ -365,7 +365,7 @@ def _mpremote(port: str, args: list[str], timeout: float, on_line=None) -> str:
 
 
 def restart_loop(dev: str) -> None:
-    from host_tools import protolink
+    from host_tools.link import proto as protolink
 
     try:
         protolink.restart_loop(dev)
@@ -375,7 +375,7 @@ def restart_loop(dev: str) -> None:
 
 def raise_if_production(port: str) -> None:
     """ProductionMode if the board at `port` answers protocol lines (its main loop runs)."""
-    from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, LinkError, probe
+    from host_tools.link.proto import PRODUCTION, PRODUCTION_HINT, LinkError, probe
 
     try:
         mode = probe(port)
@@ -574,7 +574,7 @@ def _tilt_hint(dev, progress):
     """After a flash: a firmware_mismatch tilt raised by the firmware that was there
     before (a flash cut short, a file changed) stays until an operator clears it; say
     so, and how, rather than leave "verified" as the last word (issue 29)."""
-    from host_tools.protolink import LinkError, ProtocolLink
+    from host_tools.link.proto import LinkError, ProtocolLink
 
     try:
         with ProtocolLink(dev) as link:
@@ -647,7 +647,7 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     firmware; a board in service mode answers over the raw REPL with the checker's source
     sent from here, and also reports its manifest and file list.
     source=None: the mode the board's manifest records (mpy if it has none)."""
-    from host_tools.protolink import PRODUCTION, probe
+    from host_tools.link.proto import PRODUCTION, probe
 
     progress = progress or (lambda msg: None)
     seed = seed or new_seed()
@@ -693,7 +693,7 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
 
 
 def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult:
-    from host_tools.protolink import LinkError, ProtocolLink
+    from host_tools.link.proto import LinkError, ProtocolLink
 
     try:
         with ProtocolLink(dev) as link:

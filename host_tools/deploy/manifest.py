@@ -1,5 +1,5 @@
 """firmware/manifest.py read as micropython-lib's manifest files are (metadata(),
-package(), module()): the list of what a board gets, for host_tools/flash.py.
+package(), module()): the list of what a board gets, for host_tools/deploy/flash.py.
 
 A manifest is Python run with these functions in scope; each call adds files:
 - module(path, source=False, native=False): one file, path relative to the manifest's

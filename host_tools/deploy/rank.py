@@ -6,7 +6,7 @@ pitboss.verbs.rank.rank_reply, and the host only reorders keys for printing.
 import json
 import sys
 
-from host_tools.boardlink import BoardError, open_board
+from host_tools.link.repl import BoardError, open_board
 
 _FIELDS = ("game", "cards", "category", "score", "hand")
 CHUNK = 100  # lines per raw-REPL exec: keeps each paste small for slow USB boards

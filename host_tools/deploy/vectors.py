@@ -9,7 +9,7 @@ import os
 import sys
 
 import host_tools
-from host_tools.boardlink import BoardError, open_board
+from host_tools.link.repl import BoardError, open_board
 from pitboss.rules import vectors
 
 VECTOR_DIR = os.path.join(host_tools.REPO, "tests", "vectors")

@@ -10,8 +10,8 @@ larger of the two parts' scores (a flush-kind from the suit, every other kind fr
 ranks: _eval takes the best of exactly these). So for n cards of a game the host keeps
   plain[rank multiset key] -> score          (one hand per multiset, suits spread)
   flush[suit's rank mask | joker << 13] -> score of those suited cards (and joker)
-both computed by the rule core at build time (host_tools/gentables.py, shipped in
-host_tools/tables/, checked by tests/test_tables.py) or, for a size not shipped, at its
+both computed by the rule core at build time (host_tools/fast/gentables.py, shipped in
+host_tools/fast/tables/, checked by tests/test_tables.py) or, for a size not shipped, at its
 first use. Per-card key K[c] = W[rank] << 12 | 1 << 3 * suit: the sum's high part is
 the multiset key (W: sums of up to seven are unique, checked by the generator), its low
 12 bits count the cards of each suit, which FL[...] turns into the suit that may flush.
@@ -437,7 +437,7 @@ def warm(gid, n=None):
     score(p, list(range(n)))
 
 
-# ---- building the tables (host_tools/gentables.py writes them to host_tools/tables) ----
+# ---- building the tables (host_tools/fast/gentables.py writes them to host_tools/fast/tables) ----
 def _multisets(n, top=13):
     out = []
 

@@ -321,7 +321,8 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=None)
     a = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    from host_tools import framebuf_shim, hostfast
+    from host_tools import framebuf_shim
+    from host_tools.fast import hostfast
     framebuf_shim.install()
     hostfast.install()
     floor = SimFloor(a.dir, a.tables, a.prefix, a.first, a.rounds, a.seed, a.pace,

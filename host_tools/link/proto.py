@@ -28,7 +28,7 @@ class ProtocolLink:
     def __init__(self, port, baudrate=115200):
         import serial  # pyserial, installed with mpremote
 
-        from host_tools import portlock
+        from host_tools.link import lock as portlock
         try:
             portlock.acquire(port)  # one command at a time on a port (PortBusy)
         except portlock.PortBusy as e:
@@ -148,7 +148,7 @@ class ProtocolLink:
                     from None
 
     def close(self):
-        from host_tools import portlock
+        from host_tools.link import lock as portlock
 
         if self.s is not None:
             self.s.close()

@@ -118,7 +118,7 @@ class Board:
                 timeout = TIMEOUT_VIRTUAL if self.kind else TIMEOUT_SERIAL
         self.timeout = timeout
         self._tr, serial_transport = _mpremote()
-        from host_tools import portlock
+        from host_tools.link import lock as portlock
         portlock.acquire(device)  # one command at a time on a port (PortBusy)
         self._locked = True
         try:
@@ -128,7 +128,7 @@ class Board:
             raise
 
     def _unlock(self):
-        from host_tools import portlock
+        from host_tools.link import lock as portlock
         if self._locked:
             self._locked = False
             portlock.release(self.device)
@@ -151,7 +151,7 @@ class Board:
                     self._t.close()
                 mode = self._loop_mode(timeout)
                 # No raw REPL: a production board (its main loop owns the port) says so.
-                from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, SERVICE
+                from host_tools.link.proto import PRODUCTION, PRODUCTION_HINT, SERVICE
                 if mode == PRODUCTION:
                     raise BoardError(PRODUCTION_HINT % device) from None
                 # A service-mode board whose loop was still booting when mpremote's one
@@ -167,7 +167,7 @@ class Board:
         its whole timeout (10-19 s, issue 29) breaking in for nothing. The loop answers
         `version` with its mode in a fraction of a second; a board that says nothing
         within the probe's 2 s goes on to mpremote's own attempt."""
-        from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, probe
+        from host_tools.link.proto import PRODUCTION, PRODUCTION_HINT, probe
 
         try:
             mode = probe(self.device)
@@ -179,7 +179,7 @@ class Board:
     def _loop_mode(self, timeout):
         """The mode of the table loop on the port: probe(), and on an emulated board
         (slow to boot) the loop's own answer once it is up."""
-        from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
+        from host_tools.link.proto import PRODUCTION, SERVICE, ProtocolLink, probe
 
         mode = None
         with contextlib.suppress(Exception):
@@ -249,7 +249,7 @@ def open_board(port, flash=False, progress=None):
     the firmware is brought up to date first (a fresh throw-away board has none)."""
     with resolve_port(port) as device:
         if flash or port in THROWAWAY_PORTS:
-            from host_tools.flash import flash as do_flash
+            from host_tools.deploy.flash import flash as do_flash
             do_flash(device, progress=progress or (lambda *a: None))
         b = Board(device)
         try:

@@ -14,7 +14,8 @@ import random
 import sys
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import hostfast, process_pool
+from host_tools import process_pool
+from host_tools.fast import hostfast
 
 PROFILES = ("pr-pai-gow", "pr-pai-gow-a5-low")
 # The source of each published way (firmware/pitboss/games/houseways.py WAYS, same order;

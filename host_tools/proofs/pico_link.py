@@ -127,7 +127,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_ms=45.0, page_ms=0.
         timeout_ms=100, quiet=False, flash_dir=None):
     """A fresh emulated Pico (service mode to flash and provision, then its loop),
     flashed from this tree, dealing `cards` cards through UART1."""
-    from host_tools import flash as flashing
+    from host_tools.deploy import flash as flashing
     from host_tools.pico import control_for
     from host_tools.vboard import pico_board
 
@@ -142,7 +142,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_ms=45.0, page_ms=0.
         # then a soft reset: the loop runs again (host_tools.proofs.serial_proof).
         # First the loop must answer: while the board boots, Ctrl-C is off (main.py) and
         # would only become part of a refused line.
-        from host_tools.protolink import ProtocolLink
+        from host_tools.link.proto import ProtocolLink
         from host_tools.proofs.serial_proof import provision
         with ProtocolLink(port) as link:
             link.ready(900)

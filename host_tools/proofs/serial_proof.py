@@ -19,7 +19,7 @@ import time
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools.auth import KeyStore
-from host_tools.protolink import SERVICE, ProtocolLink, restart_loop
+from host_tools.link.proto import SERVICE, ProtocolLink, restart_loop
 from pitboss.rules.cards import name
 from host_tools.table_host import Configurator, LocalTarget, ProtoTarget, plan_round
 

@@ -1,1 +1,1 @@
-# Generated fast-path tables (host_tools/gentables.py), one module per distinct table.
+# Generated fast-path tables (host_tools/fast/gentables.py), one module per distinct table.
