@@ -155,7 +155,9 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="one JSON array")
     p.set_defaults(func=cmd_ports)
 
-    from host_tools import demo, edge, table_host, vboard
+    from host_tools import demo, edge
+    from host_tools.table import host as table_host
+    from host_tools.emu import vboard
     from host_tools.deploy import vectors as board_vectors
     from host_tools.deploy import flash
     from host_tools.bench import command as bench
@@ -207,8 +209,8 @@ def main(argv=None):
     if args.command in NEEDS_PORT and not args.port:
         return _fail("%s needs a port: --port/-p PORT, $PITBOSS_PORT, or port in %s "
                      "(`pitboss ports` lists them)" % (args.command, settings.path()))
-    from host_tools.vboard import BoardError
-    from host_tools.vm.runner import VMError
+    from host_tools.emu.vboard import BoardError
+    from host_tools.emu.vm.runner import VMError
     from host_tools.fast import hostfast
     hostfast.install()  # the host's score()/best(): the firmware core's scores, looked up
     try:

@@ -20,10 +20,10 @@ from host_tools.argtypes import positive
 from host_tools.deploy.rank import rank_lines
 from host_tools.deploy.vectors import board_run, compare, cpython_run
 from host_tools.link.repl import Board
-from host_tools.vboard import virtual_board
-from host_tools.auth import KeyStore
-from host_tools.screenshot import save, text as screen_text
-from host_tools.table_host import Configurator, describe_round, open_table, play_rounds
+from host_tools.emu.vboard import virtual_board
+from host_tools.table.auth import KeyStore
+from host_tools.emu.screenshot import save, text as screen_text
+from host_tools.table.host import Configurator, describe_round, open_table, play_rounds
 from pitboss.verbs.rank import rank_reply
 
 SAMPLES = (

@@ -22,7 +22,7 @@ def job(base):
     from host_tools.deploy.rank import rank_lines
     from host_tools.deploy.vectors import board_run
     from host_tools.link.repl import Board
-    from host_tools.vboard import start, stop
+    from host_tools.emu.vboard import start, stop
     from pitboss.rules import profiles
 
     base.mkdir(parents=True, exist_ok=True)

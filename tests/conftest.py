@@ -18,7 +18,7 @@ hostfast.install()
 
 # CPython has no `framebuf`: the firmware's display code draws on the host's stand-in,
 # installed explicitly here as the host tools do (it is not part of the firmware).
-from host_tools import framebuf_shim  # noqa: E402
+from host_tools.emu import framebuf_shim  # noqa: E402
 
 framebuf_shim.install()
 
@@ -121,7 +121,7 @@ def vb_flash(tmp_path_factory):
     and the e2e job flash boards of their own, since the flashing is what they test.
     Never written to: copy it (shutil.copytree) and start a board on the copy."""
     from host_tools.deploy import flash as flashing
-    from host_tools.vboard import virtual_board
+    from host_tools.emu.vboard import virtual_board
     base = tmp_path_factory.mktemp("vb-flashed")
     with virtual_board(base / "flash", service=True) as st:
         flashing.flash(st["port"], progress=None)

@@ -14,13 +14,13 @@ import shutil
 import time
 
 from host_tools.deploy import flash as flashing
-from host_tools import vboard
-from host_tools.auth import KeyStore
+from host_tools.emu import vboard
+from host_tools.table.auth import KeyStore
 from host_tools.link.repl import Board
-from host_tools.pico import control_for
+from host_tools.emu.pico import control_for
 from host_tools.link.proto import LinkError, ProtocolLink
-from host_tools.table_host import stand_in_paytables
-from host_tools.table_host import Configurator, LocalTarget, PicoTarget, plan_round
+from host_tools.table.host import stand_in_paytables
+from host_tools.table.host import Configurator, LocalTarget, PicoTarget, plan_round
 
 BOARD_ID = "pico"
 GAME, SEATS = "nj-3card", 3
@@ -276,7 +276,7 @@ LINES = ("status", "meters", "recall 1", "tilt", "version", "deck", "bogus")
 
 
 class _LinkTarget:
-    """host_tools.export's target over the protocol line (what a pit's host does)."""
+    """host_tools.table.export's target over the protocol line (what a pit's host does)."""
 
     def __init__(self, session):
         self.s = session
@@ -288,7 +288,7 @@ class _LinkTarget:
 def _export(s, folder):
     """Export the Pico's journal and acknowledge it (a signed line); the twin's journal is
     acknowledged to the same seq directly (it is only the reference)."""
-    from host_tools.export import export
+    from host_tools.table.export import export
 
     r = export(_LinkTarget(s), s.keys, BOARD_ID, str(folder))
     ctl = s.local.app.ctl
@@ -422,7 +422,7 @@ def _deck_by_rfid(s):
     """deck-register (signed) on the running loop, the 52 tags presented in order on the
     emulated MFRC522 (the loop answers each unasked), then one round dealt by tag and
     settled as the CPython twin settles it from the serial shoe's frames."""
-    from host_tools.shoe_sim import shuffled_deck
+    from host_tools.emu.shoe_sim import shuffled_deck
     from pitboss.store.deckmap import new_deck_order
     from tests.rfid_deck import uid_for
 
@@ -482,7 +482,7 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
     and `recall 50`. reuse: the base of a Pico already flashed and provisioned (the
     survive run's): its flash and keys are copied instead of flashing again."""
 
-    from host_tools.table_host import play_rounds
+    from host_tools.table.host import play_rounds
 
     if reuse is not None:
         shutil.copytree(reuse / "flash", base / "flash")

@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 
 from host_tools.deploy import flash as flashing
-from host_tools import vboard
-from host_tools.auth import KeyStore
+from host_tools.emu import vboard
+from host_tools.table.auth import KeyStore
 from host_tools.deploy.rank import rank_lines
 from host_tools.deploy.vectors import board_run, cpython_run
 from host_tools.link.repl import Board, BoardError
-from host_tools.pico import control_for
-from host_tools.table_host import Configurator, PicoTarget
+from host_tools.emu.pico import control_for
+from host_tools.table.host import Configurator, PicoTarget
 from pitboss.rules import profiles
 from pitboss.rules.cards import names
 from tests import timeline
@@ -296,7 +296,7 @@ class Jobs:
     def job_serial(self, a):
         """Protocol lines to the running loop (service mode; the loop runs there too)."""
         from host_tools.proofs.pico_link import deal_rounds
-        from host_tools.table_host import ProtoTarget, plan_round
+        from host_tools.table.host import ProtoTarget, plan_round
 
         self._provisioned(a)
         a.close()  # a soft reset: the table's loop runs again

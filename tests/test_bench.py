@@ -186,7 +186,7 @@ def test_a_serial_port_runs_the_same_script_through_mpremote(tmp_path):
     # to :/lib), here against the virtual board behind its pty
     import shutil
 
-    from host_tools.vboard import virtual_board
+    from host_tools.emu.vboard import virtual_board
     flash = tmp_path / "flash"
     shutil.copytree(bench_device.FIRMWARE / "pitboss", flash / "pitboss",
                     ignore=shutil.ignore_patterns("__pycache__"))

@@ -82,7 +82,7 @@ def test_rank_census_games_need_only_the_standard_library(tmp_path):
 def test_one_board_error_for_real_and_virtual_boards():
     # `rank/vectors/shoe --port virtual` catch boardlink's BoardError: a virtual board that
     # will not start (vboard's) must be that same class, or it escapes as a traceback.
-    from host_tools import vboard
+    from host_tools.emu import vboard
     from host_tools.link import repl as boardlink
     assert boardlink.BoardError is vboard.BoardError
     assert issubclass(vboard.BoardError, RuntimeError)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from host_tools.auth import KeyStore
+from host_tools.table.auth import KeyStore
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NO_BOARD = "/dev/pitboss-no-such-port"

@@ -7,9 +7,9 @@ import tempfile
 
 import pytest
 
-from host_tools import shoe_sim
-from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget, plan_round, play_rounds
+from host_tools.emu import shoe_sim
+from host_tools.table.auth import KeyStore
+from host_tools.table.host import Configurator, LocalTarget, plan_round, play_rounds
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from host_tools.deploy import flash as fl
-from host_tools import vboard
+from host_tools.emu import vboard
 from pitboss.store import integrity
 
 # ---------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget
+from host_tools.table.auth import KeyStore
+from host_tools.table.host import Configurator, LocalTarget
 from pitboss.rules.cards import CardError, parse, parse_hand
 
 TOKENS = st.sampled_from(["As", "kd", "Jk", "JK", "Tc", "10h", "1s", "Ax", "", "A",

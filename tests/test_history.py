@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from host_tools import export as ex
-from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget, play_rounds
+from host_tools.table import export as ex
+from host_tools.table.auth import KeyStore
+from host_tools.table.host import Configurator, LocalTarget, play_rounds
 
 GAME = "pa-three-card-prime"
 
@@ -134,7 +134,7 @@ def test_repeated_wagers_keep_the_snapshot_bounded_and_the_table_alive(tmp_path)
 def test_worst_case_snapshot_of_every_game_fits(tmp_path):
     # One wager of every kind on every seat, every card dealt, every seat decided more
     # than once: the largest round each game can hold, well under the record limit.
-    from host_tools.table_host import plan_round
+    from host_tools.table.host import plan_round
     from pitboss import games
     sizes = {}
     for game in games.ids():
@@ -532,7 +532,7 @@ def test_a_full_table_plays_on_when_its_journal_is_exported(tmp_path):
 
 def test_journal_keeps_unacknowledged_segments_and_tilts_journal_full(tmp_path):
     from pitboss.controller import Controller
-    from host_tools.auth import auth_line
+    from host_tools.table.auth import auth_line
     from pitboss.store import auth as fw_auth
     key = bytes(range(1, 33))
     root = str(tmp_path / "c")

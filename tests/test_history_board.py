@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from host_tools import export as ex
-from host_tools import vboard
-from host_tools.auth import KeyStore
+from host_tools.table import export as ex
+from host_tools.emu import vboard
+from host_tools.table.auth import KeyStore
 from host_tools.link.repl import Board
 from host_tools.cli import main as cli_main
-from host_tools.table_host import BoardTarget, Configurator, play_many
+from host_tools.table.host import BoardTarget, Configurator, play_many
 
 GAME = "pa-three-card-prime"
 

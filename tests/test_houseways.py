@@ -10,7 +10,7 @@ import os
 import pytest
 
 from host_tools.proofs import houseway_check
-from host_tools.vm import run_script
+from host_tools.emu.vm import run_script
 from pitboss.rules import profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
@@ -69,8 +69,8 @@ def test_a_casinos_own_way_is_data():
 
 
 def test_a_casinos_own_way_survives_a_power_cycle(tmp_path):
-    from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.host import Configurator, LocalTarget, play_rounds
     # a casino's own two-pair rule (here i-casinobonus's) on the Gold Star way: an
     # authenticated command holds at most 512 characters, a whole way does not fit
     icb = houseways.way("gold-star-icb")

@@ -5,7 +5,7 @@ import json
 import os
 import tempfile
 
-from host_tools.vm import run_script
+from host_tools.emu.vm import run_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LINES = "status\nrank nj-5card As Ks Qs Js Ts\r\nbogus\n\n" + "x" * 600 + "\n"
@@ -168,7 +168,7 @@ def test_missing_peripherals_tilt_and_the_table_runs_without_them():
     import types
 
     import boards.virtual as vhw
-    from host_tools.auth import auth_line
+    from host_tools.table.auth import auth_line
     from pitboss import app, loop
     from pitboss.store import auth
 
@@ -226,8 +226,8 @@ def test_recall_is_written_one_round_at_a_time_as_the_materialised_reply():
     the journal as it is written; the line is exactly the materialised reply."""
     import io
 
-    from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.host import Configurator, LocalTarget, play_rounds
     from pitboss import app, loop
     from pitboss.verbs.records import Rows
 

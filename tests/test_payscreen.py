@@ -5,9 +5,9 @@ and the SSD1306 driver sends only the pages that changed."""
 import tempfile
 
 import boards
-from host_tools.auth import KeyStore
-from host_tools.screenshot import text
-from host_tools.table_host import Configurator, LocalTarget, play_rounds
+from host_tools.table.auth import KeyStore
+from host_tools.emu.screenshot import text
+from host_tools.table.host import Configurator, LocalTarget, play_rounds
 from pitboss.hw import display
 from pitboss.hw.ssd1306 import SSD1306
 

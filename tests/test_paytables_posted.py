@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget, stand_in_paytables
+from host_tools.table.auth import KeyStore
+from host_tools.table.host import Configurator, LocalTarget, stand_in_paytables
 from pitboss.rules import paytables
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused

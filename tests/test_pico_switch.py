@@ -10,8 +10,8 @@ import time
 
 import serial
 
-from host_tools.pico import Control
-from host_tools.vboard import pico_board, status
+from host_tools.emu.pico import Control
+from host_tools.emu.vboard import pico_board, status
 
 import boards.pico as pico_def
 

@@ -51,7 +51,7 @@ def test_pitboss_reset_restarts_a_loop_left_at_the_repl(tmp_path, vb_flash):
     # Issue 29 item 5: plain mpremote use leaves a service board at its REPL; there was
     # no `pitboss reset` (only `verify` restarted the loop as a side effect).
     from host_tools.link.proto import LinkError, ProtocolLink
-    from host_tools.vboard import virtual_board
+    from host_tools.emu.vboard import virtual_board
     env = dict(os.environ, PITBOSS_LOCKS=str(tmp_path / "locks"))
     flash = tmp_path / "flash"
     shutil.copytree(vb_flash, flash)

@@ -9,7 +9,7 @@ import pytest
 
 from host_tools import cli
 from host_tools.fast import hostfast
-from host_tools.table_host import LocalTarget
+from host_tools.table.host import LocalTarget
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused

@@ -20,11 +20,11 @@ import sys
 import pytest
 
 from host_tools.deploy import flash as fl
-from host_tools.auth import KeyStore, auth_line
+from host_tools.table.auth import KeyStore, auth_line
 from host_tools.link.repl import open_board
 from host_tools.link.proto import PRODUCTION, SERVICE, ProtocolLink, probe
-from host_tools.table_host import BoardTarget, Configurator
-from host_tools.vboard import virtual_board
+from host_tools.table.host import BoardTarget, Configurator
+from host_tools.emu.vboard import virtual_board
 from pitboss.store import integrity
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -308,7 +308,7 @@ def test_a_wrong_key_is_named_before_any_mac_and_never_tilts(flashed, tmp_path):
         r = cli("table", "--port", p, "status", "version", keys=keys)
         status_, version = [json.loads(x) for x in r.stdout.splitlines()]
         assert status_["tilts"] == [], status_  # no MAC was ever tried
-        from host_tools.auth import fingerprint
+        from host_tools.table.auth import fingerprint
         assert version["key_fingerprint"] == fingerprint(keys.load_key("t1"))
         # No --board-id: the store's key with the board's fingerprint.
         r = cli("config", "--port", p, "--game", "nj-5card", "--seats", "2", "--json",

@@ -44,7 +44,7 @@ def cpython():
 
 @pytest.fixture(scope="module")
 def vm():
-    from host_tools.vm import run_script
+    from host_tools.emu.vm import run_script
     r = run_script(SCRIPT, mounts={os.path.join(REPO, "firmware"): "/",
                            os.path.join(REPO, "host_tools", "table"): "/simlib"},
                    args=[str(ROUNDS)], timeout=600)

@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from host_tools import shoe_sim
+from host_tools.emu import shoe_sim
 from host_tools.proofs import shoe_link
-from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget, plan_round
+from host_tools.table.auth import KeyStore
+from host_tools.table.host import Configurator, LocalTarget, plan_round
 from pitboss.hw import shoe, shoes
 from pitboss.rules.cards import name
 

@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
-from host_tools.auth import KeyStore
+from host_tools.table.auth import KeyStore
 from host_tools.link.board_api import SOURCE as _APP
-from host_tools.table_host import BoardTarget, Configurator
+from host_tools.table.host import BoardTarget, Configurator
 from host_tools.link.repl import Board
-from host_tools.vboard import virtual_board
+from host_tools.emu.vboard import virtual_board
 from pitboss.hw import shoe as shoe_mod
 
 SOAK_LINES = 100_000

@@ -63,7 +63,7 @@ def _cpython_tally():
 
 
 def test_vectors_on_micropython_vm():
-    from host_tools.vm import run_script
+    from host_tools.emu.vm import run_script
     r = run_script("from pitboss.rules import vectors\nraise SystemExit(vectors.main('/vectors'))",
                    mounts={os.path.join(HERE, "..", "firmware"): "/",
                            os.path.join(HERE, "vectors"): "/vectors"},

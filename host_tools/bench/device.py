@@ -102,7 +102,7 @@ _ITERTOOLS = '''def combinations(pool, r):
 
 
 def run_virtual(cfg, firmware_dir, lib_dir, timeout):
-    from host_tools.vm import run_script
+    from host_tools.emu.vm import run_script
     mounts = {str(firmware_dir): "/"}
     if lib_dir:
         mounts[str(lib_dir)] = "/lib"

@@ -33,8 +33,8 @@ import time
 from host_tools.deploy import flash as flashing
 from host_tools.deploy.vectors import vector_files
 from host_tools.link.repl import Board
-from host_tools.table_host import PicoTarget, Configurator, plan_round
-from host_tools.vboard import pico_board, start, stop
+from host_tools.table.host import PicoTarget, Configurator, plan_round
+from host_tools.emu.vboard import pico_board, start, stop
 
 # The table games (pa-all-six and pr-pai-gow-low are parts of other games' rounds).
 GAMES = ("nj-5card", "nj-3card", "qc-caribbean", "pa-three-card-prime", "pr-pai-gow",
@@ -83,7 +83,7 @@ def measure(quick=False, progress=print):
 
     with pico_board() as st:
         port, state = st["port"], st["state_dir"]
-        from host_tools.pico import control_for
+        from host_tools.emu.pico import control_for
         ctl = control_for(port)
         t0, n0 = time.monotonic(), _ns(ctl)
         flashing.flash(port, progress=None)
@@ -143,7 +143,7 @@ def measure(quick=False, progress=print):
             sample(b)
             b._t.enter_raw_repl(soft_reset=True, timeout_overall=b.timeout)
             t = PicoTarget(b)
-            from host_tools.auth import KeyStore
+            from host_tools.table.auth import KeyStore
             import tempfile
             conf = Configurator(t, "bench", KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-")))
             conf.provision()

@@ -731,9 +731,9 @@ def _verify_result(name, mode, problems, files, progress) -> VerifyResult:
 
 
 def _port(port):
-    """'virtual' -> a throw-away virtual board (host_tools.vboard), else the port as is."""
+    """'virtual' -> a throw-away virtual board (host_tools.emu.vboard), else the port as is."""
     try:
-        from host_tools.vboard import resolve_port
+        from host_tools.emu.vboard import resolve_port
     except ImportError:
         return contextlib.nullcontext(port)
     return resolve_port(port)

@@ -41,7 +41,7 @@ def rank_on_board(args):
         with open_board(args.port) as board:
             replies = rank_lines(board, args.game, [h for _, h in numbered], args.best)
     except BoardError as e:
-        from host_tools.table_host import one_line  # one line, exit 2
+        from host_tools.table.host import one_line  # one line, exit 2
         sys.stderr.write("pitboss: %s\n" % one_line(e))
         return 2
     for (n, _), reply in zip(numbered, replies):

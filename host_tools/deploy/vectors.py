@@ -75,7 +75,7 @@ def cmd_vectors(args):
             with open_board(args.port) as b:
                 where, result = "board", board_run(b)
         except BoardError as e:
-            from host_tools.table_host import one_line  # one line, exit 2
+            from host_tools.table.host import one_line  # one line, exit 2
             sys.stderr.write("pitboss: %s\n" % one_line(e))
             return 2
     else:

@@ -1,7 +1,7 @@
 """Screenshots of the table display: a raw MONO_VLSB frame (the SSD1306's GDDRAM, 1024
 bytes for 128x64) to a PNG, in pure Python (zlib + struct, no Pillow).
 
-    python -m host_tools.screenshot FRAME.bin OUT.png [--width 128 --height 64 --scale 4]
+    python -m host_tools.emu.screenshot FRAME.bin OUT.png [--width 128 --height 64 --scale 4]
 
 MONO_VLSB: byte (y // 8) * width + x holds column x of rows 8*(y//8) .. +7, bit 0 on top.
 The PNG is 1-bit greyscale; lit pixels are white, as on the OLED.
@@ -87,7 +87,7 @@ def text(buf, w=128, h=64):
     """The text a MONO_VLSB frame shows, row by row (8x8 cells of framebuf's font, as
     pitboss.hw.display draws it): what `pitboss demo` prints of the display. An inverse cell
     (a lit row with dark text) reads as its text; a cell matching no glyph reads '?'."""
-    from host_tools.framebuf_shim import FONT
+    from host_tools.emu.framebuf_shim import FONT
     glyphs = {}
     for ch in range(32, 127):
         glyphs[bytes(FONT[(ch - 32) * 8:(ch - 32) * 8 + 8])] = chr(ch)
@@ -112,7 +112,7 @@ def save(path, buf, w=128, h=64, scale=4, invert=False):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host_tools.screenshot", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m host_tools.emu.screenshot", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("frame", help="raw MONO_VLSB frame (e.g. 1024 bytes for 128x64)")
     ap.add_argument("png")

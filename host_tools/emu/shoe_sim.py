@@ -5,9 +5,9 @@ the firmware's round simulator uses, so a seed names the same deck on the host, 
 MicroPython VM and on a board. Frames come from pitboss.hw.shoe.encode, and the firmware
 reads them with the same parser as a real shoe (pitboss.hw.shoes.simulated / SerialShoe).
 
-    python -m host_tools.shoe_sim --seed 7                  frames of a whole deck, stdout
-    python -m host_tools.shoe_sim --seed 7 --cards 10 --list    the cards, one per line
-    python -m host_tools.shoe_sim --seed 7 --fault 3:drop --fault 5:corrupt -o deal.txt
+    python -m host_tools.emu.shoe_sim --seed 7                  frames of a whole deck, stdout
+    python -m host_tools.emu.shoe_sim --seed 7 --cards 10 --list    the cards, one per line
+    python -m host_tools.emu.shoe_sim --seed 7 --fault 3:drop --fault 5:corrupt -o deal.txt
 
 Faults (for tests and bench work), at a frame index: drop (never sent, its sequence
 number is used up), repeat (sent twice), corrupt (a card digit changed: bad CRC),
@@ -168,7 +168,7 @@ def _fault(text):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m host_tools.shoe_sim", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m host_tools.emu.shoe_sim", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--deck", type=int, default=52, choices=(52, 53))

@@ -1,11 +1,11 @@
 """The side channel of an emulated board: its control socket, beside the `tty` in the
-board's state dir. The virtual board's bridge (host_tools/vm/bridge.mjs) and the emulated
-Pico (host_tools/pico/control.mjs) speak the same requests for the shoe's UART:
+board's state dir. The virtual board's bridge (host_tools/emu/vm/bridge.mjs) and the emulated
+Pico (host_tools/emu/pico/control.mjs) speak the same requests for the shoe's UART:
 
     {"cmd": "uart", "id": 1, "hex": "..."}   bytes onto the shoe UART's receive line
     {"cmd": "uart_tx", "id": 1}              what the firmware sent on it since last asked
 
-so the host's simulated shoe (host_tools.shoe_sim.AckingShoe) deals into a running table
+so the host's simulated shoe (host_tools.emu.shoe_sim.AckingShoe) deals into a running table
 without touching the serial port the protocol lines use, as a real shoe does on its own
 UART. A real board has no side channel: its shoe is a device on the UART.
 """
@@ -50,7 +50,7 @@ class Control:
 
     def acking_shoe(self, timeout=0.25, uart=1):
         """The simulated shoe on this board's UART: frames resent until acknowledged."""
-        from host_tools.shoe_sim import AckingShoe
+        from host_tools.emu.shoe_sim import AckingShoe
 
         return AckingShoe(lambda f: self.shoe(f, uart), lambda: self.shoe_tx(uart),
                           time.monotonic, time.sleep, timeout=timeout, step=0.01)

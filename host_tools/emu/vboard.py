@@ -1,13 +1,13 @@
 """Emulated boards behind a pseudo-terminal, of two kinds:
 
-    virtual  the MicroPython 1.27 WebAssembly VM (host_tools/vm/bridge.mjs)
-    pico     a Raspberry Pi Pico: stock MicroPython on rp2040js (host_tools/pico/board.mjs)
+    virtual  the MicroPython 1.27 WebAssembly VM (host_tools/emu/vm/bridge.mjs)
+    pico     a Raspberry Pi Pico: stock MicroPython on rp2040js (host_tools/emu/pico/board.mjs)
 
 `mpremote connect <port>` and anything else that talks to a serial port works with either.
 
-    python -m host_tools.vboard start [--kind virtual|pico] [--flash-dir DIR] [--state-dir DIR]
+    python -m host_tools.emu.vboard start [--kind virtual|pico] [--flash-dir DIR] [--state-dir DIR]
                                       [--uf2 FILE] [--gpio N=0|1]...
-    python -m host_tools.vboard status | stop [--kind ...]
+    python -m host_tools.emu.vboard status | stop [--kind ...]
 
 Processes: a small Python daemon owns the pty (Node has no pty support) and relays bytes
 between it and the Node process (the VM's REPL, or the Pico's USB CDC serial). Killing the
@@ -19,7 +19,7 @@ State dir (default <repo>/.pitboss/<kind>, or $PITBOSS_STATE/<kind>):
     pid                 daemon pid (also its process group)
     state.json          pid, node_pid, pty, flash_dir, kind
     board.log           daemon + node stderr
-    ctl.sock            pico only: the emulator's control socket (host_tools.pico.Control)
+    ctl.sock            pico only: the emulator's control socket (host_tools.emu.pico.Control)
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ import time
 import tty
 from pathlib import Path
 
-from .errors import BoardError  # noqa: F401  (re-exported: the one class)
+from host_tools.errors import BoardError  # noqa: F401  (re-exported: the one class)
 from .vm.runner import find_node, node_env, repo_root
 
 BRIDGE = Path(__file__).resolve().parent / "vm" / "bridge.mjs"
@@ -98,7 +98,7 @@ def _is_daemon(pid: int) -> bool:
         return False
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"host_tools.vboard" in f.read()
+            return b"host_tools.emu.vboard" in f.read()
     except OSError:
         return True
 
@@ -182,7 +182,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     are in service mode; service=False is production (no REPL on the port). On the Pico
     the switch is its SERVICE_PIN (boards/pico.py) held low, unless `gpio` sets that pin.
     flash_ms: the Pico's (sector erase, page program) times in ms, interrupts off
-    (host_tools/pico/flash.mjs; default 45 and 0.7, the W25Q16JV's typical figures)."""
+    (host_tools/emu/pico/flash.mjs; default 45 and 0.7, the W25Q16JV's typical figures)."""
     if kind not in KINDS:
         raise BoardError(f"no board kind {kind!r} (kinds: {', '.join(KINDS)})")
     state_dir = Path(state_dir or default_state_dir(kind))
@@ -190,7 +190,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
         raise BoardError(f"a board is already running (state {state_dir}); stop it first")
     extra = []
     if kind == "pico":
-        from host_tools.pico import FirmwareError, find_firmware
+        from host_tools.emu.pico import FirmwareError, find_firmware
         try:
             uf2_path, rom, _ = find_firmware(uf2)
         except FirmwareError as e:
@@ -213,7 +213,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
         _usable_dir(what, d)
     node_env_ = node_env()  # installs the VM first if it is missing
     find_node()
-    cmd = [sys.executable, "-m", "host_tools.vboard", "_serve", "--state-dir", str(state_dir),
+    cmd = [sys.executable, "-m", "host_tools.emu.vboard", "_serve", "--state-dir", str(state_dir),
            "--flash-dir", str(flash.resolve()), "--kind", kind] + extra
     if heap:
         cmd += ["--heap", str(heap)]
@@ -277,7 +277,7 @@ def _usable_dir(what: str, d: Path) -> None:
 def _node_command(kind: str, state_dir: Path, flash_dir: Path, heap: int | None,
                   pico_args: list[str], switch: str = "service") -> list[str]:
     if kind == "pico":
-        from host_tools.pico import BOARD_MJS
+        from host_tools.emu.pico import BOARD_MJS
         # held.json: the switches the host holds, kept across a watchdog reset's restart
         return [find_node(), str(BOARD_MJS), "--flash", str(flash_dir / "flash.bin"),
                 "--ctl", str(state_dir / "ctl.sock"),
@@ -300,7 +300,7 @@ def _wait_ready(kind: str, node, state_dir: Path) -> bool:
     ready = state_dir / "bridge.ready"
     while time.monotonic() < deadline and node.poll() is None:
         if kind == "pico":
-            from host_tools.pico import Control
+            from host_tools.emu.pico import Control
             with contextlib.suppress(OSError, ValueError):
                 if Control(state_dir / "ctl.sock", timeout=2)("cycles")["boot_ready_ns"]:
                     return True
@@ -665,7 +665,7 @@ def main(argv=None) -> int:
         a, pico_args = p.parse_known_args(argv)
         return _serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid, a.switch, a.kind,
                       pico_args)
-    p = argparse.ArgumentParser(prog="python -m host_tools.vboard")
+    p = argparse.ArgumentParser(prog="python -m host_tools.emu.vboard")
     sp = p.add_subparsers(dest="cmd", required=True)
     add_board_commands(sp)
     a = p.parse_args(["board"] + argv)

@@ -11,7 +11,7 @@ Names are resolved once, by the CLI, before a command opens anything (resolve())
 """
 import os
 
-from host_tools.vboard import (BoardError, THROWAWAY_PORTS, default_state_dir,
+from host_tools.emu.vboard import (BoardError, THROWAWAY_PORTS, default_state_dir,
                                name_dir, status)  # noqa: F401  (name_dir: re-exported)
 
 PREFIX = "board:"

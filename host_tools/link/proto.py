@@ -117,7 +117,7 @@ class ProtocolLink:
         if timeout is None:
             # An emulated Pico boots at a fraction of a real chip's speed (the firmware's
             # import alone is ~13 s of chip time): it is given longer.
-            from host_tools.vboard import board_kind
+            from host_tools.emu.vboard import board_kind
             timeout = 180.0 if board_kind(self.port) == "pico" else 30.0
         begin = time.monotonic()
         end = begin + timeout

@@ -10,7 +10,7 @@ import types
 
 # BoardError is defined once, in vboard (the lower module: a virtual board that will not
 # start is the same failure to a caller as a board that cannot be reached).
-from host_tools.vboard import THROWAWAY_PORTS, BoardError, board_kind, is_virtual, resolve_port
+from host_tools.emu.vboard import THROWAWAY_PORTS, BoardError, board_kind, is_virtual, resolve_port
 
 # Seconds without output before a raw-REPL command counts as lost. mpremote's own 10 s is
 # too short for a Pico's first operations (a cold `import pitboss.app` is ~13 s of chip
@@ -113,7 +113,7 @@ class Board:
         self.kind = board_kind(device)     # 'virtual', 'pico' or None (a real port)
         if timeout is None:
             if self.kind == "pico":
-                from host_tools.pico import TIMEOUT as timeout
+                from host_tools.emu.pico import TIMEOUT as timeout
             else:
                 timeout = TIMEOUT_VIRTUAL if self.kind else TIMEOUT_SERIAL
         self.timeout = timeout

@@ -1,6 +1,6 @@
 """No shoe byte lost to a flash write, on the emulated Pico (issue 11; docs/shoe-protocol.md).
 
-Stock MicroPython on the emulated RP2040 (host_tools/pico/), where a flash erase or page
+Stock MicroPython on the emulated RP2040 (host_tools/emu/pico/), where a flash erase or page
 program takes the flash chip's time with interrupts off (flash.mjs: 45 ms per 4 KB sector
 and 0.7 ms per page by default, W25Q16JV typical; `--erase-ms 400 --page-ms 3` is its
 worst case): bytes the shoe sends meanwhile fill UART1's 32-byte RX FIFO and the rest are
@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools.auth import KeyStore
-from host_tools.shoe_sim import dealt_check, frame_list, shuffled_deck
-from host_tools.table_host import Configurator, LocalTarget, open_table, plan_round
+from host_tools.table.auth import KeyStore
+from host_tools.emu.shoe_sim import dealt_check, frame_list, shuffled_deck
+from host_tools.table.host import Configurator, LocalTarget, open_table, plan_round
 
 
 def _say(t0, msg, quiet):
@@ -128,8 +128,8 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_ms=45.0, page_ms=0.
     """A fresh emulated Pico (service mode to flash and provision, then its loop),
     flashed from this tree, dealing `cards` cards through UART1."""
     from host_tools.deploy import flash as flashing
-    from host_tools.pico import control_for
-    from host_tools.vboard import pico_board
+    from host_tools.emu.pico import control_for
+    from host_tools.emu.vboard import pico_board
 
     t0 = time.monotonic()
     keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-link-keys-"))
@@ -153,7 +153,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_ms=45.0, page_ms=0.
             if not r.get("ok"):
                 raise RuntimeError("configuration refused: %s" % r)
             _say(t0, "provisioned and configured %s, %d seats" % (game, seats), quiet)
-            from host_tools.export import export
+            from host_tools.table.export import export
             store = tempfile.mkdtemp(prefix="pitboss-link-export-")
             out = deal_rounds(t, ctl, cards, game, seats, seed, timeout_ms, t0, quiet,
                               export=lambda: export(t, keys, "link", store))

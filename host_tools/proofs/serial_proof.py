@@ -18,10 +18,10 @@ import tempfile
 import time
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools.auth import KeyStore
+from host_tools.table.auth import KeyStore
 from host_tools.link.proto import SERVICE, ProtocolLink, restart_loop
 from pitboss.rules.cards import name
-from host_tools.table_host import Configurator, LocalTarget, ProtoTarget, plan_round
+from host_tools.table.host import Configurator, LocalTarget, ProtoTarget, plan_round
 
 
 def provision(port, keys, board_id, timeout=900):

@@ -26,7 +26,7 @@ import types
 from collections import deque
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools.shoe_sim import dealt_check, decode_acks, frame_list, shuffled_deck
+from host_tools.emu.shoe_sim import dealt_check, decode_acks, frame_list, shuffled_deck
 
 BAUD = 9600
 BYTE_S = 10.0 / BAUD  # start + 8 data + stop bits
@@ -217,11 +217,11 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
     """Deal seeded rounds through the stalling line until `cards` cards are dealt.
     With ack=False the shoe streams each round's frames as an older shoe would; the run
     then stops at the first round that lost or doubled a card."""
-    from host_tools import framebuf_shim
+    from host_tools.emu import framebuf_shim
 
     framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
-    from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator, plan_round
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.host import Configurator, plan_round
     from pitboss import app
     from pitboss.rules import profiles
     from pitboss.hw import shoe
@@ -279,7 +279,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
         if rounds % 20 == 0:
             # As a host does: the journal keeps every record until it is exported and
             # acknowledged (issue 12), and a full journal halts the table.
-            from host_tools.export import export
+            from host_tools.table.export import export
             export(Here(), keys, "shoelink", store)
         if bad or not in_order:
             failed = {"round": rounds, "error": bad[0]["error"] if bad else None,

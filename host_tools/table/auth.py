@@ -8,10 +8,10 @@ with mac_hex = HMAC-SHA256(board key, "<counter> <command>") and a counter above
 one the board accepted. This module keeps each board's key and last counter in a host
 folder (default ~/.pitboss/keys, or $PITBOSS_KEYS; the folder 0700, the files 0600):
 
-    python -m host_tools.auth provision BOARD          # new random key -> BOARD.key
-    python -m host_tools.auth board-script BOARD OUT   # MicroPython that stores it on the
+    python -m host_tools.table.auth provision BOARD          # new random key -> BOARD.key
+    python -m host_tools.table.auth board-script BOARD OUT   # MicroPython that stores it on the
                                                        # board (run it over the REPL once)
-    python -m host_tools.auth sign BOARD [--board-last N] COMMAND...   # prints the line
+    python -m host_tools.table.auth sign BOARD [--board-last N] COMMAND...   # prints the line
 
 The key is never printed; `provision` shows a fingerprint (first 8 hex digits of the
 SHA-256 of the key) to compare with the provisioning record.
@@ -216,7 +216,7 @@ def board_script(key: bytes) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m host_tools.auth", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m host_tools.table.auth", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dir", help="key folder (default $PITBOSS_KEYS or ~/.pitboss/keys)")
     sub = ap.add_subparsers(dest="cmd", required=True)

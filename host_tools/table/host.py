@@ -14,12 +14,13 @@ import sys
 import tempfile
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import keyid, shoe_sim
+from host_tools.table import keyid
+from host_tools.emu import shoe_sim
 from host_tools.argtypes import positive
-from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
+from host_tools.table.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.link.repl import BoardError, open_board
 from host_tools.link.proto import LinkError
-from host_tools.vboard import resolve_port
+from host_tools.emu.vboard import resolve_port
 from pitboss import games
 from pitboss.rules import profiles
 from pitboss.rules.cards import names, parse_hand
@@ -74,7 +75,7 @@ class PicoTarget(BoardTarget):
 
     def __init__(self, board):
         super().__init__(board)
-        from host_tools.pico import control_for
+        from host_tools.emu.pico import control_for
         self.ctl = control_for(board.device)
 
     def deal(self, frames, cards):
@@ -88,7 +89,7 @@ class PicoTarget(BoardTarget):
         t, tr = self.board._t, self.board._tr
         try:
             t.exec_raw_no_follow(code)
-            # The emulator's acknowledging shoe on UART1 (host_tools/pico/uart.mjs): one
+            # The emulator's acknowledging shoe on UART1 (host_tools/emu/pico/uart.mjs): one
             # frame at a time, resent until acknowledged. A shoe that streamed them would
             # lose bytes to the flash writes (45 ms erases with interrupts off) and the
             # round would be a misdeal (docs/shoe-protocol.md).
@@ -127,13 +128,13 @@ def target_for(board):
 class ProtoTarget:
     """A running table over protocol lines (pitboss.app's main loop, in either mode): the
     host's commands are lines on the serial port, the shoe's frames go through the
-    board's side channel into the shoe's UART (host_tools.sidechannel), dealt one at a
+    board's side channel into the shoe's UART (host_tools.emu.sidechannel), dealt one at a
     time and resent until the controller acknowledges them. The table keeps playing
     while the host asks: nothing here stops its loop."""
 
     def __init__(self, port, link=None, control=None):
         from host_tools.link.proto import ProtocolLink
-        from host_tools.sidechannel import control_for
+        from host_tools.emu.sidechannel import control_for
 
         self.port = port
         self.link = link or ProtocolLink(port)
@@ -263,7 +264,7 @@ class LocalTarget:
         unverified default paytable); the twin is otherwise a service-mode table, as
         the virtual board's switch cannot be read here."""
         import boards.virtual as hw
-        from host_tools import framebuf_shim
+        from host_tools.emu import framebuf_shim
         framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
         from pitboss import app
         from pitboss.store.osfs import OsFS
@@ -332,7 +333,7 @@ def plan_round(game, seats, seed):
     """(before, frames, after) protocol lines and shoe bytes for one seeded round.
 
     Deterministic in the seed: wagers from pitboss.games.rng, the dice rolled here (sent with
-    `deal` to a game dealt with dice), the deck shuffled by host_tools.shoe_sim; each
+    `deal` to a game dealt with dice), the deck shuffled by host_tools.emu.shoe_sim; each
     player decides as the game module's sim_decision() says. The game is asked through
     the registry (pitboss.games): nothing here knows which game it plans."""
     p = profiles.get(game)
@@ -423,7 +424,7 @@ def _key_ready(args):
     """The key store, checked before connecting: a bad --board-id or a board never
     provisioned is the operator's input to fix, not something to find on the board."""
     keys = _keys(args)
-    if args.board_id is None:  # found on the board by host_tools.keyid once connected
+    if args.board_id is None:  # found on the board by host_tools.table.keyid once connected
         if not any(keys.folder.glob("*.key")):
             raise UsageError("no keys in %s (provision it first)" % keys.folder)
         return keys
@@ -519,8 +520,8 @@ def cmd_recall(args):
 
 def cmd_export(args):
     """Every journal record not yet acknowledged, verified into an append-only store,
-    then acknowledged (host_tools.export)."""
-    from host_tools import export as ex
+    then acknowledged (host_tools.table.export)."""
+    from host_tools.table import export as ex
     try:
         keys = _key_ready(args)
     except UsageError as e:
@@ -559,7 +560,7 @@ def _state_home():
 
 def cmd_screenshot(args):
     from host_tools.outfile import check_out
-    from host_tools.screenshot import save
+    from host_tools.emu.screenshot import save
     why = check_out(args.out, {".png"})  # it writes PNG only: x.jpg is refused, not faked
     if why:
         return _fail(why)
@@ -618,7 +619,7 @@ def _rekey_production(port, board_id, keys):
     aside first, so a crash after the board took it does not lose it."""
     import secrets
 
-    from host_tools.auth import _write_private
+    from host_tools.table.auth import _write_private
     from host_tools.link.proto import ProtocolLink
 
     try:
@@ -657,7 +658,7 @@ def cmd_config(args):
 
 def _with_key(args, act):
     """act(target, Configurator) on the table at --port, with this board's key (checked
-    against the board before any MAC, host_tools.keyid) -> (its result, 0), or
+    against the board before any MAC, host_tools.table.keyid) -> (its result, 0), or
     (None, exit code) after the one-line error."""
     try:
         keys = _key_ready(args)

@@ -14,7 +14,7 @@ any authenticated line is sent:
 Provisioning without --board-id names the new key `uid-<uid>` (table1 on a board that
 has no unique id).
 """
-from host_tools.auth import KeyStoreError, fingerprint
+from host_tools.table.auth import KeyStoreError, fingerprint
 
 DEFAULT = "table1"  # a board without a unique id, provisioned without --board-id
 

@@ -4,9 +4,9 @@ collector's puller can use (LocalLine), with hooks that tamper with what the boa
 import json
 import os
 
-from host_tools.auth import KeyStore
+from host_tools.table.auth import KeyStore
 from host_tools.floor.config import Table
-from host_tools.table_host import Configurator, LocalTarget, plan_round
+from host_tools.table.host import Configurator, LocalTarget, plan_round
 
 
 class LocalLine:

@@ -1,6 +1,6 @@
 """The emulated Raspberry Pi Pico (rp2040js under Node, stock MicroPython): host side.
 
-`host_tools.vboard` runs it as board kind "pico" (`pitboss board start --kind pico`,
+`host_tools.emu.vboard` runs it as board kind "pico" (`pitboss board start --kind pico`,
 `--port pico`); this package finds and checks its images and talks to its control socket.
 The Node side is board.mjs and its modules in this folder (see DEVELOPERS.md, "Pico board").
 """
@@ -10,7 +10,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from host_tools import sidechannel
+from host_tools.emu import sidechannel
 
 HERE = Path(__file__).resolve().parent
 BOARD_MJS = HERE / "board.mjs"
@@ -56,7 +56,7 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
     """(uf2 path, bootrom path, uf2 sha256): --uf2, then $PITBOSS_PICO_UF2, then
     ../shared/firmware/. A UF2 listed in a SHA256SUMS beside it must match it; the bootrom
     must be the B1 image. FirmwareError (one line) when something is missing or wrong."""
-    from host_tools.vm.runner import repo_root
+    from host_tools.emu.vm.runner import repo_root
 
     repo = repo or repo_root()
     cands = []
@@ -89,7 +89,7 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
 
 class Control(sidechannel.Control):
     """The emulator's control socket (board.mjs, control.mjs): one JSON request, one reply
-    (the side channel's client, host_tools/sidechannel.py), plus the Pico's own requests."""
+    (the side channel's client, host_tools/emu/sidechannel.py), plus the Pico's own requests."""
 
     def __init__(self, path: str | os.PathLike, timeout: float = TIMEOUT):
         super().__init__(path, timeout)

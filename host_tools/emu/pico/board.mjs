@@ -1,9 +1,9 @@
 // The emulated Raspberry Pi Pico: stock MicroPython (a UF2) on rp2040js, its USB CDC serial
 // on stdin/stdout, a control socket for the host (power cuts, the shoe's UART bytes, the
-// display and reader models, GPIO levels, cycle counts). host_tools/vboard.py runs it
+// display and reader models, GPIO levels, cycle counts). host_tools/emu/vboard.py runs it
 // behind a pseudo-terminal (`pitboss board start --kind pico`).
 //
-//   node host_tools/pico/board.mjs --uf2 FILE --bootrom FILE --flash FILE
+//   node host_tools/emu/pico/board.mjs --uf2 FILE --bootrom FILE --flash FILE
 //        [--ctl SOCKET] [--gpio N=0|1]... [--held FILE] [--no-display] [--no-rfid] [--reset-reason N]
 //        [--flash-erase-ms MS] [--flash-page-ms MS]   (flash.mjs: 45 and 0.7 by default)
 //
@@ -26,7 +26,7 @@ import { MFRC522 } from './mfrc522.mjs';
 import { serveControl } from './control.mjs';
 
 const NS_PER_CYCLE = 8; // 125 MHz
-const WATCHDOG_EXIT = 75; // host_tools/vboard.py: WATCHDOG_EXIT
+const WATCHDOG_EXIT = 75; // host_tools/emu/vboard.py: WATCHDOG_EXIT
 const SLICE = 200000;   // instructions between looks at the host's input
 
 function parseArgs(argv) {

@@ -1,7 +1,7 @@
 // rp2040js, from where host_tools chose it ($PITBOSS_NODE_MODULES: the checkout's
 // node_modules, or ~/.pitboss/node for an installed pitboss), else by resolution. An ES
 // module's bare import resolves only from its own folder upward, and an installed
-// host_tools/pico/ has no node_modules above it: the wheel's Pico could not start.
+// host_tools/emu/pico/ has no node_modules above it: the wheel's Pico could not start.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 

@@ -1,8 +1,8 @@
 // The virtual board: MicroPython 1.27 (WebAssembly) REPL speaking raw bytes on stdin/stdout,
-// the way a board's UART does. host_tools/vboard.py puts a pseudo-terminal in front of it so
+// the way a board's UART does. host_tools/emu/vboard.py puts a pseudo-terminal in front of it so
 // the real `mpremote connect <pty>` works.
 //
-//   node host_tools/vm/bridge.mjs [--flash-dir DIR] [--heap BYTES]
+//   node host_tools/emu/vm/bridge.mjs [--flash-dir DIR] [--heap BYTES]
 //                                 [--switch service|production] [--ready-file PATH]
 //
 // Three fixes make mpremote work against this port (found by trying; see DEVELOPERS.md):
@@ -69,7 +69,7 @@ const emit = (s) => { for (const b of Buffer.from(s, "latin1")) out.push(b); };
 // The node_modules host_tools chose ($PITBOSS_NODE_MODULES), else the repo's, else resolution.
 const chosen = process.env.PITBOSS_NODE_MODULES;
 const local = chosen ? path.resolve(chosen, PKG, "micropython.mjs")
-  : path.resolve(here, "..", "..", "node_modules", PKG, "micropython.mjs");
+  : path.resolve(here, "..", "..", "..", "node_modules", PKG, "micropython.mjs");
 const { loadMicroPython } = await import(
   chosen || fs.existsSync(local) ? local : `${PKG}/micropython.mjs`);
 const mp = await loadMicroPython({
@@ -92,7 +92,7 @@ if (flashDir) {
 // Honest identity: a ROM-like module `pitboss_board` (not a flash file) says which board this
 // is; sys.implementation already says micropython 1.27 / 'JS with Emscripten'.
 FS.writeFile("/pitboss_board.py",
-  "# Provided by the virtual board (host_tools/vm/bridge.mjs), not stored in flash.\n" +
+  "# Provided by the virtual board (host_tools/emu/vm/bridge.mjs), not stored in flash.\n" +
   "import sys\nNAME = 'virtual'\nVIRTUAL = True\nMACHINE = sys.implementation._machine\n" +
   `SERVICE = ${service ? "True" : "False"}  # the logic-door switch at power-on\n`);
 mp.runPython("import pitboss_board");

@@ -1,6 +1,6 @@
 // Script-mode runner for the MicroPython 1.27 WebAssembly VM (the "virtual board").
 //
-//   node host_tools/vm/run.mjs [--mount HOSTDIR:VMDIR]... [--heap BYTES] [--pystack WORDS]
+//   node host_tools/emu/vm/run.mjs [--mount HOSTDIR:VMDIR]... [--heap BYTES] [--pystack WORDS]
 //                              (script.py | -c CODE) [args...]
 //
 // Host dirs are copied (not linked) into the VM's in-memory filesystem, so the script sees
@@ -99,7 +99,7 @@ function findPackage() {
   // resolution.
   const chosen = process.env.PITBOSS_NODE_MODULES;
   if (chosen) return path.resolve(chosen, PKG, "micropython.mjs");
-  const local = path.resolve(here, "..", "..", "node_modules", PKG, "micropython.mjs");
+  const local = path.resolve(here, "..", "..", "..", "node_modules", PKG, "micropython.mjs");
   if (fs.existsSync(local)) return local;
   return createRequire(import.meta.url).resolve(`${PKG}/micropython.mjs`);
 }

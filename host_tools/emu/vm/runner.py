@@ -1,4 +1,4 @@
-"""Python side of the script-mode VM runner (host_tools/vm/run.mjs)."""
+"""Python side of the script-mode VM runner (host_tools/emu/vm/run.mjs)."""
 from __future__ import annotations
 
 import os
