@@ -126,7 +126,35 @@ def build_parser():
     loud.add_argument("-v", "--verbose", action="store_true",
                       help="a traceback with an error (as PITBOSS_DEBUG=1)")
     sub = ap.add_subparsers(dest="command", required=True)
+    for add in commands():
+        add(sub)
+    _port_options(sub)
+    return ap
 
+
+def commands():
+    """The command table, in the order `pitboss -h` lists it: each entry adds one group
+    of subcommands (argparse parsers whose func= is the handler). A new command is a
+    parser in one of these, or a new entry here. (Imported here, not at the top: only
+    a run that parses needs them.)"""
+    from host_tools import demo, edge
+    from host_tools.bench import command as bench
+    from host_tools.deploy import flash, vectors
+    from host_tools.emu import vboard
+    from host_tools.floor import cli as floor
+    from host_tools.table import host as table
+    return (add_core_commands,  # rank, census, games, ports
+            vboard.add_board_commands,  # board start|stop|status
+            flash.add_flash_commands,  # flash, verify
+            vectors.add_vector_commands,  # vectors
+            demo.add_demo_commands,  # demo
+            table.add_table_commands,  # table, shoe, recall, export, provision, ...
+            bench.add_bench_commands,  # bench
+            floor.add_floor_commands,  # collect, floor ...
+            edge.add_edge_commands)  # edge
+
+
+def add_core_commands(sub):
     r = sub.add_parser("rank", help="rank a hand (or --batch: one hand per stdin line)")
     r.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
     r.add_argument("--batch", action="store_true", help="read hands from stdin")
@@ -154,21 +182,6 @@ def build_parser():
                        "(board:NAME) and USB serial devices")
     p.add_argument("--json", action="store_true", help="one JSON array")
     p.set_defaults(func=cmd_ports)
-
-    from host_tools import demo, edge
-    from host_tools.table import host as table_host
-    from host_tools.emu import vboard
-    from host_tools.deploy import vectors as board_vectors
-    from host_tools.deploy import flash
-    from host_tools.bench import command as bench
-    from host_tools.floor.cli import add_floor_commands
-    for add in (vboard.add_board_commands, flash.add_flash_commands,
-                board_vectors.add_vector_commands, demo.add_demo_commands,
-                table_host.add_table_commands, bench.add_bench_commands,
-                add_floor_commands, edge.add_edge_commands):
-        add(sub)
-    _port_options(sub)
-    return ap
 
 
 NEEDS_PORT = set()  # commands whose --port is required: env and config may give it
