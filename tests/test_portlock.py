@@ -64,7 +64,7 @@ def test_the_lock_is_reentrant_in_a_process_and_ends_with_it(pty_port):
         assert portlock.holder(pty_port)["pid"] == os.getpid()
     # released: another process takes it
     r = subprocess.run([sys.executable, "-c", "import sys; sys.path[:0] = [%r]; "
-                        "from host_tools import portlock; portlock.acquire(%r); "
+                        "from host_tools.link import lock as portlock; portlock.acquire(%r); "
                         "print('ok')" % (REPO, pty_port)], capture_output=True, text=True,
                        env=dict(os.environ), timeout=60)
     assert r.stdout.strip() == "ok", r.stderr

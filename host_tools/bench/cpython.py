@@ -203,7 +203,7 @@ COLD = {
     "pitboss": (
         "import sys; sys.path.insert(0, {repo!r})\n"
         "t0 = time.perf_counter()\n"
-        "from host_tools import hostfast\n"
+        "from host_tools.fast import hostfast\n"
         "from pitboss.rules import evaluator, profiles\n"
         "hostfast.install()\n"
         "v = evaluator.score(profiles.get('nj-5card'), {ids!r})\n"),
