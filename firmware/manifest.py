@@ -5,6 +5,8 @@
 # Options: source=True stays a .py on the board (the interpreter runs /main.py by that
 # name); native=True holds @micropython.native/viper code, compiled for the board's arch
 # and left off boards without a native emitter (the firmware keeps its bytecode path).
+# (package(), module(), metadata() and game_tables() are given by the reader.)
+# pyright: reportUndefinedVariable=false
 metadata(description="pitboss table controller firmware", version="0.1.0")
 
 module("main.py", source=True)

@@ -41,7 +41,7 @@ def version(ctl, args):
 
     from pitboss.protocol import VERSION
 
-    reply = {"version": VERSION, "implementation": sys.implementation.name}
+    reply = {"version": VERSION, "implementation": sys.implementation.name}  # type: dict
     app = ctl.app if ctl is not None else None
     if app is not None:
         from pitboss import service
@@ -56,5 +56,5 @@ def version(ctl, args):
             reply["unique_id"] = u() if u is not None else None
         except Exception:  # noqa: BLE001  (a board without one still answers)
             reply["unique_id"] = None
-        reply["key_fingerprint"] = getattr(ctl.auth, "id", None)
+        reply["key_fingerprint"] = getattr(app.ctl.auth, "id", None)
     return reply
