@@ -151,6 +151,17 @@ def service_switch():
     return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0
 
 
+
+def unique_id():
+    """The board's unique id as hex (ESP32: its factory MAC, machine.unique_id()):
+    what the host's key store names this board's key by (`version` reports it)."""
+    from binascii import hexlify
+
+    from machine import unique_id
+
+    return hexlify(unique_id()).decode()
+
+
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.
@@ -167,3 +178,14 @@ def set_rtc(tm):
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
+
+
+# The journal's flash region (pitboss.region): sector files on the filesystem, as on the
+# stock Pico image (boards/pico.py says why): 512 KB of the filesystem.
+JOURNAL_SECTORS = const(128)
+
+
+def journal_region(root="", fs=None):
+    from pitboss.region import FileRegion
+
+    return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)

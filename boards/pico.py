@@ -147,6 +147,108 @@ def service_switch():
     return Pin(SERVICE_PIN, Pin.IN, Pin.PULL_UP).value() == 0
 
 
+
+
+# USB serial input: MicroPython keeps what the host sent in a ring buffer in RAM
+# (ports/rp2/mphalport.c stdin_ringbuf, a py/ringbuf.h ringbuf_t: uint8_t *buf, then
+# uint16_t size, iget, iput), but offers no count of it: sys.stdin.buffer.readinto(b)
+# blocks until len(b) bytes came. Knowing the count, the main loop reads many bytes with
+# one call (issue 29: a 1 MB junk line cost 65 s of chip time a byte at a time).
+_RAM = const(0x20000000)
+_RAM_END = const(0x20042000)
+_RING = const(512)  # MICROPY_HW_STDIN_BUFFER_LEN of the stock RPI_PICO build
+_SCAN_END = const(0x20008000)  # the buffer's struct is in .data, near RAM's start
+_SCAN_STEP = const(2048)  # bytes scanned per call: no long pause anywhere
+_SURE = const(4)  # reads the one candidate must follow before it is trusted
+
+
+def stdin():
+    """(any, discard) for MicroPython's USB stdin ring buffer, found in RAM:
+    any() -> how many bytes wait in it (0 when unknown), so the loop reads them with
+    one readinto; discard() -> how many bytes of a refused line it dropped from it, up to
+    (not including) the next CR or LF, found with find() on the buffer itself and
+    consumed by moving its read index: no Python work per byte and none of the C
+    per-byte cost of reading stdin (both issue 29: a 1 MB junk line took 65 s of chip
+    time byte by byte).
+
+    The buffer's struct is found by scanning RAM for its shape, a little per call, and
+    trusted only once exactly one candidate has followed _SURE single-byte reads (its
+    iget one further each time: the caller reads one byte between calls whenever
+    any() answers 0 or 1). Until then, and on a firmware where it is not found,
+    any() and discard() answer 0 and the loop reads a byte at a time as before."""
+    from machine import mem16, mem32
+
+    st = [_RAM, [], None, None]  # scan position, candidates [addr, iget, matches],
+    #                              the struct's address (0: given up), a view of its bytes
+
+    def any():  # (names the firmware already has: each new one is heap for good)
+        a = st[2]
+        if a is not None:
+            if not a:
+                return 0
+            n = mem16[a + 8] - mem16[a + 6]
+            return n + _RING if n < 0 else n
+        keep = []
+        for c in st[1]:  # one byte was read since the last call
+            g = mem16[c[0] + 6]
+            if g == (c[1] + 1) % _RING:
+                c[1] = g
+                c[2] += 1
+                keep.append(c)
+        pos = st[0]
+        if pos < _SCAN_END:
+            end = pos + _SCAN_STEP
+            while pos < end:
+                if mem16[pos + 4] == _RING and mem16[pos + 6] < _RING and \
+                        mem16[pos + 8] < _RING and _RAM <= mem32[pos] < _RAM_END:
+                    keep.append([pos, mem16[pos + 6], 0])
+                pos += 4
+            st[0] = pos
+        st[1] = keep
+        if pos >= _SCAN_END:
+            if not keep:
+                st[2] = 0
+            elif len(keep) == 1 and keep[0][2] >= _SURE:
+                import uctypes
+
+                a = keep[0][0]
+                st[3] = uctypes.bytearray_at(mem32[a], _RING)  # a view, not a copy
+                st[2] = a
+                st[1] = []
+        return 0
+
+    def discard():
+        a = st[2]
+        if not a:
+            return 0
+        g = mem16[a + 6]
+        p = mem16[a + 8]
+        if g == p:
+            return 0
+        end = p if p > g else _RING  # the bytes up to the end of the ring, first
+        v = st[3]
+        j = v.find(b"\n", g, end)
+        k = v.find(b"\r", g, end if j < 0 else j)
+        if k >= 0:
+            j = k
+        if j < 0:
+            j = end
+        mem16[a + 6] = j % _RING  # consumed (only the reader moves iget)
+        return j - g
+
+    return any, discard
+
+
+def unique_id():
+    """The board's unique id as hex (RP2040: the 64-bit unique id of its flash chip, machine.unique_id()):
+    what the host's key store names this board's key by (`version` reports it)."""
+    from binascii import hexlify
+
+    from machine import unique_id
+
+    return hexlify(unique_id()).decode()
+
+
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.
@@ -166,6 +268,27 @@ def watchdog_stop():
     mem32[0x40058000 + 0x3000] = 1 << 30
 
 
+def journal_flash():
+    """The raw journal region of the pitboss image (boards/rp2/PITBOSS_PICO), outside
+    littlefs, as an rp2.Flash block device: 4 KB blocks; writeblocks(block, buf, offset)
+    programs 256-byte pages without erasing; ioctl(6, block) erases one block;
+    memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
+    frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
+    and JOURNAL_BYTES. None on a stock image: it has no such region (its journal's sectors
+    are files on littlefs: journal_region()), and the storage area's size, which the
+    image fixes, tells them apart, so a stray pitboss_layout.py on littlefs cannot make one up."""
+    try:
+        import pitboss_layout as layout  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return None
+    import rp2
+
+    # (The stubs know neither the image's frozen module nor v1.27's Flash(start=, len=).)
+    if rp2.Flash().ioctl(4, 0) * 4096 != layout.STORAGE_BYTES:  # pyright: ignore
+        return None
+    return rp2.Flash(start=layout.JOURNAL_START, len=layout.JOURNAL_BYTES)  # pyright: ignore
+
+
 def set_rtc(tm):
     """Set the RP2040's RTC (what time.time() reads) from a time.gmtime() tuple: the
     host's time, sent when it connects (pitboss.clock)."""
@@ -173,3 +296,29 @@ def set_rtc(tm):
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
+
+
+# The journal's flash region (pitboss.region; docs/journal.md, "The journal on a flash
+# region"). On the pitboss image it is the raw region journal_flash() gives (256 KB, 64
+# sectors, outside littlefs): a page program is one ROM call, no file system in the way.
+# The stock image has no raw region (rp2.Flash(start=, len=) reaches only littlefs's own
+# area, issue 27), so there the journal's sectors are files on littlefs: a page
+# programmed is a littlefs write and sync (a 4 KB block copied and erased, as each append
+# to a segment file was). JOURNAL_SECTORS of them: 512 KB of the 1,408 KB filesystem (the
+# segment files' budget was 704 KB).
+JOURNAL_SECTORS = const(128)
+
+
+def journal_region(root="", fs=None):
+    """The journal's region: the raw one on the pitboss image, sector files under
+    root + /journal/region otherwise. A root or fs of its own (a test's folder, the
+    host's twin of a board) is never the chip's raw region."""
+    if not root and fs is None:
+        dev = journal_flash()
+        if dev is not None:
+            from pitboss.region import FlashRegion
+
+            return FlashRegion(dev)
+    from pitboss.region import FileRegion
+
+    return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)

@@ -358,6 +358,13 @@ def service_switch():
     return SERVICE if rom is None else bool(getattr(rom, "SERVICE", False))
 
 
+
+def unique_id():
+    """No chip, no unique id: the host finds this board's key by the fingerprint its
+    `version` reply carries."""
+    return None
+
+
 def watchdog(timeout_ms):
     """None: the virtual board has no hardware watchdog (its bridge runs the loop one
     input burst at a time, and a hang is ended by stopping the board)."""

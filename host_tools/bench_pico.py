@@ -258,7 +258,7 @@ def _vectors(b, ctl, out):
 
 
 def render(p):
-    L = ["", "Emulated Raspberry Pi Pico (stock MicroPython 1.27 on rp2040js 1.4.1), "
+    L = ["", "Emulated Raspberry Pi Pico (the pitboss image, MicroPython 1.27 on rp2040js 1.4.1), "
          "chip time at 125 MHz (lower bounds: flash writes and cache misses take no time)"]
     L.append("  flash the firmware      %8.1f s chip  %6.1f s wall"
              % (p["flash"]["chip_s"], p["flash"]["wall_s"]))

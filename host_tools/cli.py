@@ -12,6 +12,8 @@ from pitboss import profiles
 from pitboss.errors import Refused
 from pitboss.protocol import rank_reply
 
+from host_tools.argtypes import positive
+
 EXIT_BAD_INPUT = 2
 
 
@@ -77,6 +79,19 @@ def cmd_games(args):
     return 0
 
 
+def cmd_ports(args):
+    from host_tools import ports
+    rows = ports.attached()
+    if args.json:
+        _emit(rows)
+    elif not rows:
+        print("no board attached (start one: pitboss board start [--kind pico])")
+    else:
+        for r in rows:
+            print("%-28s %-16s %s" % (r["port"], r["name"] or "", r["description"]))
+    return 0
+
+
 def _fail(message):
     sys.stderr.write("pitboss: %s\n" % message)
     return EXIT_BAD_INPUT
@@ -89,8 +104,27 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, "%s: %s (see %s -h)\n" % (self.prog, message, self.prog))
 
 
+def _version():
+    try:
+        from importlib.metadata import version
+        return version("pitboss")
+    except Exception:  # noqa: BLE001  (a checkout that was never installed)
+        return "0.1.0 (checkout)"
+
+
 def build_parser():
-    ap = _Parser(prog="pitboss", description=__doc__.splitlines()[0])
+    ap = _Parser(prog="pitboss", description=__doc__.splitlines()[0],
+                 epilog="--port (-p) takes a serial device, virtual or pico (a throw-away "
+                        "emulated board), board:NAME (a kept one), or auto; commands that "
+                        "need a port take $PITBOSS_PORT, then `port` in %s. "
+                        "PITBOSS_DEBUG=1 shows a traceback instead of the one-line error."
+                        % "~/.config/pitboss/config.toml")
+    ap.add_argument("--version", action="version", version="pitboss " + _version())
+    loud = ap.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", action="store_true",
+                      help="no progress or waiting messages on stderr (errors still)")
+    loud.add_argument("-v", "--verbose", action="store_true",
+                      help="a traceback with an error (as PITBOSS_DEBUG=1)")
     sub = ap.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("rank", help="rank a hand (or --batch: one hand per stdin line)")
@@ -108,31 +142,77 @@ def build_parser():
                    default="exhaustive",
                    help="exhaustive: rank every hand; core: every hand through the rule "
                    "core alone (slow); grouped: one hand per class")
-    c.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    c.add_argument("--workers", type=positive, default=None,
+                   help="processes (default: cores)")
     c.set_defaults(func=cmd_census)
 
     g = sub.add_parser("games", help="list the game ids and their rule text")
     g.add_argument("--json", action="store_true")
     g.set_defaults(func=cmd_games)
 
-    from host_tools import (bench, board_vectors, demo, flash, table_host,
+    p = sub.add_parser("ports", help="list what --port can name: kept emulated boards "
+                       "(board:NAME) and USB serial devices")
+    p.add_argument("--json", action="store_true", help="one JSON array")
+    p.set_defaults(func=cmd_ports)
+
+    from host_tools import (bench, board_vectors, demo, edge, flash, table_host,
                             vboard)
     from host_tools.floor.cli import add_floor_commands
     for add in (vboard.add_board_commands, flash.add_flash_commands,
                 board_vectors.add_vector_commands, demo.add_demo_commands,
                 table_host.add_table_commands, bench.add_bench_commands,
-                add_floor_commands):
+                add_floor_commands, edge.add_edge_commands):
         add(sub)
+    _port_options(sub)
     return ap
+
+
+NEEDS_PORT = set()  # commands whose --port is required: env and config may give it
+
+
+def _port_options(sub):
+    """Every --port also answers to -p; where a command needs one, $PITBOSS_PORT or the
+    config file may give it (checked in main(), after parsing)."""
+    for name, p in sub.choices.items():
+        for action in p._actions:
+            if "--port" not in action.option_strings:
+                continue
+            if "-p" not in p._option_string_actions:
+                action.option_strings.insert(0, "-p")
+                p._option_string_actions["-p"] = action
+            if action.required:
+                action.required = False
+                NEEDS_PORT.add(name)
+                action.help = (action.help or "") + " (default $PITBOSS_PORT, or port " \
+                    "in the config file)"
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    import os
+
+    from host_tools import settings
+    if args.verbose:
+        os.environ["PITBOSS_DEBUG"] = "1"
+    if args.quiet:
+        os.environ["PITBOSS_QUIET"] = "1"
+    try:
+        conf = settings.load()
+    except settings.SettingsError as e:
+        return _fail(str(e))
+    if args.command in NEEDS_PORT or getattr(args, "board_id", "-") is None:
+        settings.apply(args, conf)
+    if args.command in NEEDS_PORT and not args.port:
+        return _fail("%s needs a port: --port/-p PORT, $PITBOSS_PORT, or port in %s "
+                     "(`pitboss ports` lists them)" % (args.command, settings.path()))
     from host_tools.vboard import BoardError
     from host_tools.vm.runner import VMError
     from host_tools import hostfast
     hostfast.install()  # the host's score()/best(): the firmware core's scores, looked up
     try:
+        if getattr(args, "port", None):
+            from host_tools import ports
+            args.port = ports.resolve(args.port)  # board:NAME, auto (host_tools.ports)
         return args.func(args)
     except KeyboardInterrupt:
         return 130

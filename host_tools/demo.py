@@ -1,8 +1,9 @@
 """`pitboss demo`: the main job on an emulated board, no hardware needed.
 
-Starts a throw-away board -- by default the emulated Raspberry Pi Pico (stock MicroPython
-1.27 on rp2040js; `--board virtual`: the WebAssembly VM) -- behind a serial port,
-flashes the firmware with mpremote, checks the board's firmware hashes, runs rule vectors
+Starts a throw-away board -- by default the emulated Raspberry Pi Pico (the pitboss image,
+MicroPython 1.27 with the firmware in ROMFS, on rp2040js; PITBOSS_PICO_UF2=stock for the
+stock image; `--board virtual`: the WebAssembly VM) -- behind a serial port,
+flashes the firmware with mpremote (one ROMFS deploy on the pitboss image), checks the board's firmware hashes, runs rule vectors
 on the board (every one on the virtual board; on the Pico one game's unless --all-vectors,
 since all 569 take ~100 s there), ranks a sample hand of every game there, then provisions
 its key, configures each game with an authenticated command and plays seeded rounds
@@ -11,16 +12,18 @@ hands and settlement, and saves a screenshot of the table display (on the Pico: 
 emulated SSD1306's RAM, i.e. what the driver's I2C traffic drew).
 """
 import os
+import sys
 import tempfile
 import time
 
 from host_tools import flash as flashing
+from host_tools.argtypes import positive
 from host_tools.board_rank import rank_lines
 from host_tools.board_vectors import board_run, compare, cpython_run
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
 from host_tools.auth import KeyStore
-from host_tools.screenshot import save
+from host_tools.screenshot import save, text as screen_text
 from host_tools.table_host import Configurator, describe_round, open_table, play_rounds
 from pitboss.protocol import rank_reply
 
@@ -41,14 +44,25 @@ def say(msg=""):
 PICO_VECTOR_GAMES = ("nj-5card",)
 
 
+DEFAULT_SHOT = os.path.join("build", "table-screenshot.png")
+
+
 def run(args):
+    from host_tools.outfile import check_out
+    if args.screenshot == DEFAULT_SHOT:
+        os.makedirs("build", exist_ok=True)  # the default's own folder, in this one
+    why = check_out(args.screenshot, {".png"})
+    if why:  # before minutes of emulation, and no folder made for a path given
+        sys.stderr.write("pitboss demo: --screenshot %s\n" % why)
+        return 2
     t0 = time.monotonic()
     kind = getattr(args, "board", "pico")
     if getattr(args, "rounds", None) is None:
         args.rounds = 1 if kind == "pico" else 2   # the Pico's two-minute budget
     if kind == "pico":
-        say("== starting an emulated Raspberry Pi Pico (stock MicroPython 1.27 on rp2040js, "
-            "USB serial on a pty)")
+        from host_tools.pico import find_firmware
+        say("== starting an emulated Raspberry Pi Pico (%s, MicroPython 1.27 on rp2040js, "
+            "USB serial on a pty)" % find_firmware()[0].name)
     else:
         say("== starting a virtual board (MicroPython 1.27 WebAssembly VM behind a pty)")
     # Service mode (the logic-door switch held): flashing, the vectors and provisioning use
@@ -57,7 +71,8 @@ def run(args):
     with virtual_board(kind=kind, service=True) as st:
         port = st["port"]
         say("   port %s" % port)
-        say("== flashing firmware/ with mpy-cross + mpremote")
+        say("== flashing firmware/ with mpy-cross + mpremote (the pitboss image: one "
+            "ROMFS; a stock image: the files)")
         flashing.flash(port, progress=lambda m: say("   " + m))
         if not flashing.verify(port, progress=lambda m: say("   " + m)).ok:
             return 1
@@ -94,6 +109,8 @@ def run(args):
     return 0 if not problems and same and extra == 0 else 1
 
 
+# The screenshots the demo keeps (the --screenshot path without its extension, then this)
+SCREENSHOTS = {"pr-pai-gow": "%s.png", "pa-three-card-prime": "%s-three-card-prime.png"}
 GAMES = (("pr-pai-gow", 4), ("pa-three-card-prime", 4), ("qc-caribbean", 4),
          ("nj-5card", 5), ("nj-3card", 6), ("pr-pai-gow-a5-low", 3))
 
@@ -123,12 +140,21 @@ def _table_rounds(target, args, keys):
         for res in play_rounds(target, game, seats, args.rounds, seed=args.seed):
             for line in describe_round(res):
                 say("   " + line)
+        # What the dealer's display shows after the round (issue 30: what to pay), read
+        # back from the display's own RAM; after Pai Gow and Three Card Prime also saved.
+        frame = target.screen()
+        say("   the dealer's display:")
+        for line in screen_text(frame):
+            say("   | %-16s |" % line)
+        path = SCREENSHOTS.get(game)
+        if path:
+            path = path % os.path.splitext(args.screenshot)[0]
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            save(path, frame)
+            say("   saved as %s" % path)
     meters = target.commands(["meters"])[0]["totals"]
     say("== meters: %d rounds, %d wagered, %d paid back (journal seq %d)"
         % (meters["rounds"], meters["wagered"], meters["paid"], meters["seq"]))
-    os.makedirs(os.path.dirname(os.path.abspath(args.screenshot)), exist_ok=True)
-    save(args.screenshot, target.screen())
-    say("== the table display now, saved as %s" % args.screenshot)
     return 0
 
 
@@ -141,8 +167,9 @@ def add_demo_commands(sub):
                         "MicroPython WebAssembly VM")
     d.add_argument("--all-vectors", action="store_true",
                    help="on the Pico, every vector (~100 s more)")
-    d.add_argument("--rounds", type=int, default=None,
+    d.add_argument("--rounds", type=positive, default=None,
                    help="rounds of each game (default 1 on the Pico, 2 on the virtual board)")
     d.add_argument("--seed", type=int, default=2026)
-    d.add_argument("--screenshot", default=os.path.join("build", "table-screenshot.png"))
+    d.add_argument("--screenshot", default=DEFAULT_SHOT,
+                   help="where the display is saved, a .png (default %(default)s)")
     d.set_defaults(func=run)

@@ -8,8 +8,9 @@ MAC with its copy of the key and that the seqs run on without a gap, appends one
 per record to the store (flushed and fsynced), and only then sends the authenticated
 `export-ack SEQ`. The board deletes nothing it has not had acknowledged.
 
-Interrupted anywhere, the next run resumes without a gap or a duplicate: the store's last
-complete line says where to start (a torn last line, a write cut short, is cut off first),
+Interrupted anywhere, the next run resumes without a gap or a duplicate: the store's
+highest verified record says where to start (a torn last line, a write cut short, is cut
+off first; a line that does not verify is reported in "damaged", never trusted),
 and the board still has everything after its last acknowledgement. An acknowledgement
 that was sent but whose reply was lost changes nothing: the store already holds those
 records, and the next run asks from after them.
@@ -43,10 +44,45 @@ def store_path(folder, board_id):
     return os.path.join(folder, "%s.jsonl" % board_id)
 
 
-def store_tail(path):
-    """The last seq in the store (0 if none), after cutting off a torn last line."""
+def read_store_lines(path):
+    """Every line of a store: the parsed JSON, or the line's text where it is not JSON."""
+    out = []
+    with open(path, "rb") as f:
+        for raw in f:
+            if not raw.strip():
+                continue
+            try:
+                out.append(json.loads(raw))
+            except ValueError:
+                out.append(raw.decode("utf-8", "replace").rstrip("\n"))
+    return out
+
+
+def verifies(obj, key):
+    """Is this store line a record whose CRC and MAC check out under the board's key?"""
+    try:
+        check(obj, key, obj["seq"])
+    except (ExportError, KeyError, TypeError):
+        return False
+    return True
+
+
+def _gap_line(obj):
+    g = obj.get("gap") if isinstance(obj, dict) else None
+    return (isinstance(g, list) and len(g) == 2 and all(type(x) is int for x in g)
+            and set(obj) == {"gap", "reason"})
+
+
+def store_tail(path, key):
+    """(resume point, damaged lines) of a store, after cutting off a torn last line.
+
+    The resume point is the highest seq whose record verifies (CRC and MAC under the
+    board's key): a line added or changed by hand (`{"seq": 5}`) is not trusted to say
+    where the store ends, or the next export would skip records or write them twice.
+    Every line that is neither a verified record nor a gap line is reported by its line
+    number (1-based), for the operator to look at; nothing in the store is rewritten."""
     if not os.path.exists(path):
-        return 0
+        return 0, []
     with open(path, "rb") as f:
         data = f.read()
     end = data.rfind(b"\n") + 1
@@ -55,13 +91,13 @@ def store_tail(path):
             f.truncate(end)
             f.flush()
             os.fsync(f.fileno())
-        data = data[:end]
-    last = 0
-    for line in data.splitlines():
-        if line.strip():
-            obj = json.loads(line)
-            last = obj["seq"] if "seq" in obj else obj["gap"][1]
-    return last
+    last, damaged = 0, []
+    for n, obj in enumerate(read_store_lines(path), 1):
+        if isinstance(obj, dict) and "seq" in obj and verifies(obj, key):
+            last = max(last, obj["seq"])
+        elif not _gap_line(obj):
+            damaged.append(n)
+    return last, damaged
 
 
 def check(rec, key, want):
@@ -91,15 +127,16 @@ def _append(path, lines):
         os.fsync(f.fileno())
 
 
-def export(target, keys, board_id, folder, batch=BATCH, ack=True):
+def export(target, keys, board_id, folder, batch=BATCH, ack=True, shown=None):
     """Export from `target` (a BoardTarget or LocalTarget) into folder/BOARD.jsonl and
-    acknowledge. Returns {"exported", "first", "last", "acked", "store"}."""
+    acknowledge. Returns {"exported", "first", "last", "acked", "store", "damaged"}.
+    shown: a progress bar (host_tools.progress) told of each batch stored."""
     from host_tools.table_host import Configurator
 
     key = keys.load_key(board_id)
     os.makedirs(folder, exist_ok=True)
     path = store_path(folder, board_id)
-    last = store_tail(path)
+    last, damaged = store_tail(path, key)
     start = last + 1
     n = 0
     first = None
@@ -126,6 +163,8 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True):
             start += 1
         _append(path, out)
         n += len(recs)
+        if shown is not None:  # progress: records stored so far
+            shown.update(len(recs))
         first = recs[0]["seq"] if first is None else first
         if reply.get("truncated"):
             # The board streams its reply (controller.ExportRows) and found a record it
@@ -134,7 +173,7 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True):
             raise ExportError("the board's journal is damaged after seq %d: %s"
                               % (start - 1, reply["truncated"]))
     result = {"exported": n, "first": first, "last": start - 1, "acked": reply["acked"],
-              "store": path}
+              "store": path, "damaged": damaged}
     if ack and start - 1 > reply["acked"]:
         r = Configurator(target, board_id, keys).signed("export-ack %d" % (start - 1))
         if not r.get("ok"):

@@ -349,8 +349,11 @@ def _mpremote(port: str, args: list[str], timeout: float, on_line=None) -> str:
     """Run `python -m mpremote connect PORT ARGS...`; returns stdout, FlashError on failure.
     on_line(line) sees stdout lines as they come (for progress)."""
     cmd = [sys.executable, "-m", "mpremote", "connect", port, *args]
+    # A process group of its own: a Ctrl-C at the terminal reaches only this process,
+    # which decides whether the step may be cut (_finish_first), not mpremote mid-copy.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, errors="replace")
+                            stdin=subprocess.DEVNULL, text=True, errors="replace",
+                            process_group=0)
     timed_out = threading.Event()
 
     def kill():
@@ -389,7 +392,8 @@ def restart_loop(dev: str) -> None:
     from host_tools import protolink
 
     try:
-        protolink.restart_loop(dev)
+        # 120 s: an emulated Pico under load takes seconds of wall time to boot
+        protolink.restart_loop(dev, timeout=120.0)
     except protolink.LinkError:
         pass  # the board went away: nothing to restart
 
@@ -476,13 +480,17 @@ def _all_planned(board: str | None, root: Path) -> list[str]:
 def flash(port: str, board: str = "auto", source: bool = False, progress=print,
           root: Path = REPO) -> FlashResult:
     """Flash firmware/ (+ boards/<board>.py as /board) to the board at `port` (a serial
-    device, or 'virtual' for a throw-away virtual board). Raises FlashError.
+    device, or 'virtual' for a throw-away virtual board). Raises FlashError. A board
+    with a ROMFS (the pitboss image) gets the build as one ROMFS image instead of files
+    (host_tools/romfs_deploy.py: a real Pico not running the image gets it first).
     progress(str) gets one line per step and per copied file (None: quiet)."""
     progress = progress or (lambda msg: None)
     t0 = time.monotonic()
     # The board first, then the build's lock: a port that is not there fails at once
     # instead of after another flash from this checkout (CI's Pico tier holds the
     # lock through a ~30 s build and copy, and test_cli_errors waited on it).
+    guard = None
+    interrupted = done = False
     with _port(port) as dev:
         info = describe(dev, _all_planned(board, root))
         # The raw REPL broke into the board's loop: whatever happens next, soft-reset it
@@ -495,13 +503,20 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
                 progress("board: %s (MicroPython %s, %s, loads %s)" % (
                     name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
                 files = build(name, source, abi, _build_dir(root), root)
+                if info.get("romfs"):  # the pitboss image: the code goes into its ROMFS
+                    from host_tools import romfs_deploy
+
+                    return romfs_deploy.deploy(dev, name, mode, files, info, progress, root)
                 p = plan(files, info["hashes"], info["manifest"], name, mode, info.get("files"))
                 result = FlashResult(name, mode, len(files))
                 if p.up_to_date:
                     progress("up to date: %d files match the board" % len(files))
                     result.seconds = time.monotonic() - t0
+                    done = True
                     return result
 
+                guard = _finish_first()
+                guard.__enter__()
                 pending = manifest_text(files, name, mode, integrity.PENDING)
                 dirs = sorted({os.path.dirname(f.dest) for f in files} - {"/"})
                 args = ["exec", _board_code("begin(%r, %r)" % (pending, dirs))]
@@ -531,14 +546,77 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
                     raise FlashError("verification after copying failed; the board's manifest "
                                      "stays pending. Board vs host: %s" % (res["bad"],))
                 _mpremote(dev, ["exec", SEAL_CODE], TIMEOUT_QUERY)
+                interrupted = guard.__exit__(None, None, None)
                 result.copied = [f.dest for f in p.copy]
                 result.removed = p.remove
                 result.seconds = time.monotonic() - t0
                 progress("verified: the board's %d files match the build (%.1f s)"
                          % (len(files), result.seconds))
-                return result
+                done = True
         finally:
+            if guard is not None:
+                guard.__exit__(None, None, None)
             restart_loop(dev)
+            if done:
+                _tilt_hint(dev, progress)
+    if interrupted:
+        raise KeyboardInterrupt
+    return result
+
+
+class _finish_first:
+    """The flash's transaction (pending manifest, copies, commit, seal) is not cut by a
+    first Ctrl-C: a board left half-written boots into a firmware_mismatch tilt (issue
+    29), so the flash finishes, says so, and then the command ends as interrupted. A
+    second Ctrl-C cuts it anyway (the board's manifest stays pending: flash again).
+    Only the main thread can take signals; elsewhere (tests' worker threads) nothing
+    changes."""
+
+    def __init__(self):
+        self.hit = False
+        self._old = None
+
+    def __enter__(self):
+        import signal
+
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._on_int)
+        return self
+
+    def _on_int(self, signum, frame):
+        if self.hit:
+            sys.stderr.write("pitboss flash: stopped; the board's manifest is pending "
+                             "(it tilts firmware_mismatch at boot): flash it again\n")
+            raise KeyboardInterrupt
+        self.hit = True
+        sys.stderr.write("pitboss flash: Ctrl-C: finishing the flash first, so the board "
+                         "is not left half-written (Ctrl-C again to stop at once)\n")
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
+        return self.hit if exc == (None, None, None) else False
+
+
+def _tilt_hint(dev, progress):
+    """After a flash: a firmware_mismatch tilt raised by the firmware that was there
+    before (a flash cut short, a file changed) stays until an operator clears it; say
+    so, and how, rather than leave "verified" as the last word (issue 29)."""
+    from host_tools.protolink import LinkError, ProtocolLink
+
+    try:
+        with ProtocolLink(dev) as link:
+            link.ready(20)
+            codes = [a["code"] for a in link.request("status").get("tilts", ())]
+    except (LinkError, OSError, ValueError, AttributeError):
+        return
+    if "firmware_mismatch" in codes:
+        progress("the board still has the firmware_mismatch tilt its last boot raised (the "
+                 "files are right now): clear it with `pitboss tilt-clear --port %s "
+                 "--operator ID --code firmware_mismatch`" % dev)
 
 
 @dataclass
@@ -561,6 +639,14 @@ def expected_answer(files: list[BuiltFile], manifest: str, seed: bytes) -> dict:
 
     blobs = {f.dest: f.local.read_bytes() for f in files}
     blobs[MANIFEST] = manifest.encode()
+    return expected_from(blobs, seed)
+
+
+def expected_from(blobs: dict, seed: bytes) -> dict:
+    """The seeded answer over {board path: bytes} (files, or program regions "@...")."""
+    import hashlib
+    import hmac
+
     out, total = [], hmac.new(seed, digestmod=hashlib.sha256)
     for path in sorted(blobs):
         d = hmac.new(seed, path.encode() + b"\0" + blobs[path], hashlib.sha256).digest()
@@ -620,15 +706,10 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     mode = "source" if source else "mpy"
     with _build_lock(_build_dir(root)):
         files = build(name, source, decode_sys_mpy(info["mpy"]), _build_dir(root), root)
+    if info.get("romfs"):  # the pitboss image: its program flash, not files
+        return _verify_program(name, mode, files, info, answer, seed, progress)
     final = manifest_text(files, name, mode, integrity.COMPLETE)
-    problems = []
-    if info["manifest"] is None:
-        problems.append((MANIFEST, "no manifest"))
-    else:
-        if minfo.get("state") != integrity.COMPLETE:
-            problems.append((MANIFEST, "pending (a flash did not finish)"))
-        if info["manifest"] != final:
-            problems.append((MANIFEST, "differs from the host's build"))
+    problems = _manifest_problems(info["manifest"], final)
     for f in files:
         got = info["hashes"].get(f.dest)
         if got is None:
@@ -643,6 +724,36 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
         if p not in problems and (p[0], "missing") not in problems:
             problems.append(p)
     return _verify_result(name, mode, problems, files, progress)
+
+
+def _manifest_problems(have: str | None, final: str) -> list[tuple[str, str]]:
+    """The board's manifest text `have` against the host's complete one."""
+    if have is None:
+        return [(MANIFEST, "no manifest")]
+    problems = []
+    if integrity.parse_manifest(have)[0].get("state") != integrity.COMPLETE:
+        problems.append((MANIFEST, "pending (a flash did not finish)"))
+    if have != final:
+        problems.append((MANIFEST, "differs from the host's build"))
+    return problems
+
+
+def _verify_program(name, mode, files, info, answer, seed, progress) -> VerifyResult:
+    """verify() on the pitboss image (service mode): the manifest lists the program
+    regions (host_tools/romfs_deploy.py), and no code may be on littlefs."""
+    from host_tools import romfs_deploy
+
+    regions = romfs_deploy.program(files)
+    final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
+    problems = _manifest_problems(info["manifest"], final)
+    for path in info.get("files") or ():
+        problems.append((path, "code on littlefs (the pitboss image runs only its ROMFS)"))
+    blobs = dict(regions)
+    blobs[MANIFEST] = final.encode()
+    for p in compare_answer(expected_from(blobs, seed), answer):
+        if p not in problems:
+            problems.append(p)
+    return _verify_result(name, mode, problems, regions, progress, "program regions")
 
 
 def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult:
@@ -663,20 +774,30 @@ def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult
     mode = "source" if source else "mpy"
     with _build_lock(Path(root) / "build"):
         files = build(name, source, decode_sys_mpy(r["mpy"]), Path(root) / "build", root)
-    final = manifest_text(files, name, mode, integrity.COMPLETE)
-    problems = compare_answer(expected_answer(files, final, seed), r)
+    if any(p.startswith("@") for p, _ in r.get("files") or ()):
+        from host_tools import romfs_deploy  # the pitboss image: program regions
+
+        regions = romfs_deploy.program(files)
+        final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
+        problems = compare_answer(expected_from(dict(regions, **{MANIFEST: final.encode()}),
+                                                seed), r)
+        counted, what = regions, "program regions"
+    else:
+        final = manifest_text(files, name, mode, integrity.COMPLETE)
+        problems = compare_answer(expected_answer(files, final, seed), r)
+        counted, what = files, "files"
     if r.get("state") != integrity.COMPLETE:
         problems.append((MANIFEST, "not complete (%s)" % r.get("state")))
     if r.get("sealed") is False:
         problems.append((integrity.SEAL, "the seal does not match the manifest"))
-    return _verify_result(name, mode, problems, files, progress)
+    return _verify_result(name, mode, problems, counted, progress, what)
 
 
-def _verify_result(name, mode, problems, files, progress) -> VerifyResult:
+def _verify_result(name, mode, problems, files, progress, what="files") -> VerifyResult:
     result = VerifyResult(name, mode, problems, seeded=True)
     if result.ok:
-        progress("ok: %d files on the board match the %s build for %s (fresh seed)"
-                 % (len(files), mode, name))
+        progress("ok: %d %s on the board match the %s build for %s (fresh seed)"
+                 % (len(files), what, mode, name))
     else:
         for path, what in problems:
             progress("MISMATCH %s: %s" % (path, what))
@@ -716,10 +837,14 @@ def _cmd_flash(args) -> int:
 def _cmd_verify(args) -> int:
     """Exit 0: the board matches; 1: it does not (each problem printed); 2: no answer."""
     try:
-        r = verify(args.port, args.board, True if args.source else None)
+        r = verify(args.port, args.board, True if args.source else None,
+                   progress=None if args.json else print)
     except FlashError as e:
         print("pitboss verify: %s" % _one_line(e), file=sys.stderr)
         return 2
+    if args.json:
+        print(json.dumps({"ok": r.ok, "board": r.board, "mode": r.mode,
+                          "seeded": r.seeded, "problems": [list(p) for p in r.problems]}))
     return 0 if r.ok else 1
 
 
@@ -738,4 +863,6 @@ def add_flash_commands(subparsers) -> None:
     v.add_argument("--board", default="auto", choices=choices)
     v.add_argument("--source", action="store_true",
                    help="compare with the source build (default: the mode the board records)")
+    v.add_argument("--json", action="store_true",
+                   help="one JSON object (ok, problems) instead of the report")
     v.set_defaults(func=_cmd_verify)

@@ -332,6 +332,8 @@ def best(p, cards):
     their ranks unless a suit may make a flush, so it is remembered per rank multiset
     (positions in that order, or the joker's literal text) from evaluator.played()
     itself; flush-capable hands go through evaluator.played()."""
+    if p.t2:  # the two-card low game: its table is not a five-card one (issue 29)
+        return evaluator._board_best(p, cards)
     t = _host.get(p) or tables(p)
     n = len(cards)
     if n == 7 and p in _P7:

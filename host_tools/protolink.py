@@ -28,9 +28,15 @@ class ProtocolLink:
     def __init__(self, port, baudrate=115200):
         import serial  # pyserial, installed with mpremote
 
+        from host_tools import portlock
+        try:
+            portlock.acquire(port)  # one command at a time on a port (PortBusy)
+        except portlock.PortBusy as e:
+            raise LinkError(str(e)) from None
         try:
             self.s = serial.Serial(port, baudrate, timeout=0.05)
         except (OSError, serial.SerialException) as e:
+            portlock.release(port)
             raise LinkError("cannot open %s: %s" % (port, e)) from e
         self.port = port
         self._rx = b""
@@ -101,32 +107,76 @@ class ProtocolLink:
         out, self.events = self.events[:n], self.events[n:]
         return out
 
-    def ready(self, timeout=30.0):
+    def ready(self, timeout=None, repl_ends=False):
         """The `version` reply, once the loop answers (after a reset it may be booting).
+        repl_ends=True: a board found waiting at the friendly REPL's prompt (its main.py
+        ended, or there is none) raises LinkError at once, instead of being waited for:
+        no loop will answer there.
 
         Lines sent while the board boots may all be answered later, so each try sends a
-        line of its own (an unknown command naming a fresh token) and only the answer to
-        the last try counts: every earlier answer has arrived by then (one loop, in order),
-        and no reply is left over to be taken for the next command's."""
-        end = time.monotonic() + timeout
+        line of its own (an unknown command naming a fresh token), and it returns once
+        the answer to the last try has come: every earlier answer has arrived by then
+        (one loop, in order), and no reply is left over to be taken for the next
+        command's."""
+        if timeout is None:
+            # An emulated Pico boots at a fraction of a real chip's speed (the firmware's
+            # import alone is ~13 s of chip time): it is given longer.
+            from host_tools.vboard import board_kind
+            timeout = 180.0 if board_kind(self.port) == "pico" else 30.0
+        begin = time.monotonic()
+        end = begin + timeout
+        said = False
+        sent = []       # tokens whose answers have not arrived yet, oldest first
+        answered = False
+        resend = 0.0
         while True:
-            token = "sync-%s" % os.urandom(6).hex()
-            self.write(("\n%s\n" % token).encode())
-            step = time.monotonic() + min(3.0, max(0.1, end - time.monotonic()))
-            while True:
-                try:
-                    r = self.reply(max(0.05, step - time.monotonic()))
-                except LinkError:
-                    break
-                if token in json.dumps(r):
+            now = time.monotonic()
+            if not said and now - begin > 2.0 and not os.environ.get("PITBOSS_QUIET"):
+                said = True  # the one line while it waits: why this takes time
+                import sys
+                sys.stderr.write("pitboss: waiting for %s to answer (a board that is "
+                                 "booting or resetting answers once its loop runs; up to "
+                                 "%.0f s)\n" % (self.port, timeout))
+                sys.stderr.flush()
+            # A new try every 3 s until the loop has answered one, then every 10 s (a
+            # try lost in a reset is made up by a later one's answer); the answers to
+            # the tries still out are awaited: a loaded emulator can take longer than
+            # 3 s a line, and taking only the newest try's answer then never matched
+            # (the demo's Pico at load 15, 2026-12-03).
+            if now >= resend:
+                token = "sync-%s" % os.urandom(6).hex()
+                self.write(("\n%s\n" % token).encode())
+                sent.append(token)
+                resend = now + (10.0 if answered else 3.0)
+            try:
+                r = self.reply(max(0.05, min(resend, end) - time.monotonic()))
+            except LinkError:
+                r = None
+            if repl_ends and r is None and self._rx.endswith(b">>> "):
+                raise LinkError("%s is at the REPL: no table loop runs (its main.py "
+                                "ended)" % self.port)
+            if r is not None:
+                text = json.dumps(r)
+                for i, token in enumerate(sent):
+                    if token in text:
+                        del sent[:i + 1]
+                        answered = True
+                        break
+                if answered and not sent:
                     return self.request("version")
             if time.monotonic() > end:
-                raise LinkError("%s does not answer protocol lines (no firmware? at the "
-                                "REPL? `pitboss flash` installs and restarts it)"
-                                % self.port) from None
+                raise LinkError("%s does not answer protocol lines after %.0f s (at the "
+                                "REPL? `pitboss reset` restarts the loop; no firmware? "
+                                "`pitboss flash` installs it)" % (self.port, timeout)) \
+                    from None
 
     def close(self):
-        self.s.close()
+        from host_tools import portlock
+
+        if self.s is not None:
+            self.s.close()
+            self.s = None
+            portlock.release(self.port)
 
     def __enter__(self):
         return self
@@ -181,6 +231,19 @@ def restart_loop(port, timeout=30.0):
         while time.monotonic() < end:
             got += link.s.read(4096)
             if b"soft reboot" in got:
-                return True
-        link.write(b"\n")  # ends the refused line, should a loop have been running
-    return False
+                break
+        else:
+            link.write(b"\n")  # ends the refused line, should a loop have been running
+            return False
+        # On the emulated Pico, until the loop answers: the boot (the pitboss image
+        # hashes its program first) runs with Ctrl-C off and takes seconds of wall time
+        # there, so a host breaking in sooner would have its Ctrl-C read as a line later,
+        # not get the REPL (2026-12-03). Not on other boards: one whose main.py is not
+        # the table's (a test tree) would be waited for to the timeout every time.
+        from host_tools.vboard import board_kind
+        if board_kind(port) == "pico":
+            try:
+                link.ready(timeout, repl_ends=True)
+            except LinkError:
+                pass  # no loop came up (no firmware): the caller finds out by itself
+    return True

@@ -83,6 +83,27 @@ def decode_png(data):
     return W, H, rows
 
 
+def text(buf, w=128, h=64):
+    """The text a MONO_VLSB frame shows, row by row (8x8 cells of framebuf's font, as
+    pitboss.display draws it): what `pitboss demo` prints of the display. An inverse cell
+    (a lit row with dark text) reads as its text; a cell matching no glyph reads '?'."""
+    from host_tools.framebuf_shim import FONT
+    glyphs = {}
+    for ch in range(32, 127):
+        glyphs[bytes(FONT[(ch - 32) * 8:(ch - 32) * 8 + 8])] = chr(ch)
+    rows = []
+    for page in range(h // 8):
+        line = ""
+        for col in range(w // 8):
+            cell = bytes(buf[page * w + col * 8:page * w + col * 8 + 8])
+            ch = glyphs.get(cell)
+            if ch is None:
+                ch = glyphs.get(bytes(b ^ 0xFF for b in cell), "?")
+            line += ch
+        rows.append(line.rstrip())
+    return rows
+
+
 def save(path, buf, w=128, h=64, scale=4, invert=False):
     data = png_from_fb(buf, w, h, scale, invert)
     with open(path, "wb") as f:

@@ -14,7 +14,8 @@ import sys
 import tempfile
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from host_tools import shoe_sim
+from host_tools import keyid, shoe_sim
+from host_tools.argtypes import positive
 from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
 from host_tools.protolink import LinkError
@@ -234,7 +235,10 @@ def open_table(port, set_clock=True):
             raise BoardError(str(e))
         try:
             try:
-                t.link.ready()
+                # An emulated Pico boots for seconds of wall time on a loaded machine (the
+                # pitboss image hashes its program first): more than the 30 s default.
+                from host_tools.vboard import board_kind
+                t.link.ready(300 if board_kind(device) == "pico" else 30)
                 if set_clock:
                     t.commands(["clock %d" % int(time.time())])
             except LinkError as e:
@@ -255,8 +259,13 @@ def play_many(target, game, seats, rounds, seed):
 class LocalTarget:
     """The firmware in this process, storage in a temp folder, simulated peripherals."""
 
-    def __init__(self, root=None, durable=True):
-        """durable=False skips fsync (a reference run whose storage nobody relies on)."""
+    def __init__(self, root=None, durable=True, production=False, region=None):
+        """durable=False skips fsync (a reference run whose storage nobody relies on).
+        production=True applies production's configuration rules (issue 30: no
+        unverified default paytable); the twin is otherwise a service-mode table, as
+        the virtual board's switch cannot be read here.
+        region: callable(root, fs) -> the journal's flash region (pitboss.region), for a
+        board that has one; default the virtual board's segment files."""
         import boards.virtual as hw
         from host_tools import framebuf_shim
         framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
@@ -266,11 +275,17 @@ class LocalTarget:
         hw.reset()  # peripherals of its own, not another target's
         self._hw = hw
         self.root = root or tempfile.mkdtemp(prefix="pitboss-local-")
-        self.app = app.App(self._hw, root=self.root, check_firmware=False,
-                           fs=OsFS(durable=durable))
+        fs = OsFS(durable=durable)
+        self.app = app.App(self._hw, root=self.root, check_firmware=False, fs=fs,
+                           region=region and region(self.root, fs))
+        self.app.ctl.production = production
 
     def commands(self, lines):
         return [self.app.ctl.command(ln) for ln in lines]
+
+    def screen(self):
+        """The simulated SSD1306's own display RAM: what the driver's I2C writes drew."""
+        return bytes(self._hw.display_device().ram)
 
     def round(self, before, frames, after):
         out = self.commands(before)
@@ -304,6 +319,18 @@ class Configurator:
     def configure(self, game, seats, extra=None):
         cfg = dict(extra or {}, game=game, seats=seats)
         return self.signed("config " + json.dumps(cfg, separators=(",", ":")))
+
+
+def stand_in_paytables(game):
+    """A test table's own paytables where the game's defaults are unverified (which a
+    production table refuses, issue 30): the default lines, given explicitly, as the
+    table a casino configures. {} when every default is verified."""
+    from pitboss import paytables
+    g = games.module(game)
+    # the short form (odds in LINES order): the three tables as dicts make a config
+    # line longer than the 512 characters an authenticated command may hold
+    return {k: [paytables.DEFAULTS[k]["lines"].get(ln) for ln in paytables.LINES[k]]
+            for k in g.PAYTABLES if not paytables.DEFAULTS[k]["verified"]}
 
 
 def plan_round(game, seats, seed):
@@ -401,6 +428,10 @@ def _key_ready(args):
     """The key store, checked before connecting: a bad --board-id or a board never
     provisioned is the operator's input to fix, not something to find on the board."""
     keys = _keys(args)
+    if args.board_id is None:  # found on the board by host_tools.keyid once connected
+        if not any(keys.folder.glob("*.key")):
+            raise UsageError("no keys in %s (provision it first)" % keys.folder)
+        return keys
     try:
         keys.load_key(args.board_id)
     except ValueError as e:  # a --board-id the key store cannot name a file after
@@ -411,12 +442,27 @@ def _key_ready(args):
 
 
 def cmd_table(args):
+    for line in args.lines:
+        # The loop answers nothing to an empty line (and a newline inside an argument
+        # would make two lines and two replies): refused before the port is opened,
+        # rather than waiting out the reply timeout (issue 29).
+        if not line.strip() or "\n" in line or "\r" in line:
+            return _fail("table: %r is not a protocol line: give one protocol line per "
+                         "argument, not empty, no newlines" % line)
+    refused = []
     try:
         with open_table(args.port) as t:
-            for reply in t.commands(args.lines):
-                print(json.dumps(reply))
+            for line, reply in zip(args.lines, t.commands(args.lines)):
+                print(json.dumps(reply))  # the protocol's own JSON lines, one per line
+                if not reply.get("ok", True):
+                    refused.append((line, reply))
     except (BoardError, LinkError) as e:
         return _fail(e)
+    if refused:  # the replies are on stdout; what went wrong, once, on stderr
+        line, reply = refused[0]
+        return _refused("%d of %d lines refused; %r: %s"
+                        % (len(refused), len(args.lines), line.split(" ")[0],
+                           reply.get("error", {}).get("message", reply)))
     return 0
 
 
@@ -425,6 +471,7 @@ def cmd_shoe(args):
     try:
         if args.port in ("virtual", "pico"):  # a throw-away board gets a throw-away key
             keys = KeyStore(tempfile.mkdtemp(prefix="pitboss-keys-"))
+            args.board_id = args.board_id or keyid.DEFAULT
             keys.key_path(args.board_id)  # the id must still be a valid name
         else:
             keys = _key_ready(args)
@@ -434,12 +481,23 @@ def cmd_shoe(args):
         with open_table(args.port) as t:
             if args.port in ("virtual", "pico"):
                 Configurator(t, args.board_id, keys).provision()
-            conf = Configurator(t, args.board_id, keys)
+            conf = Configurator(t, keyid.choose(t, keys, args.board_id), keys)
+            playing = t.commands(["status"])[0].get("game")
+            if playing and playing != args.game and not args.reconfigure:
+                # A table of another game is not switched as a side effect (issue 29).
+                return _fail("the table plays %s: --reconfigure switches it to %s (its "
+                             "configuration changes, journalled), or give --game %s"
+                             % (playing, args.game, playing))
             r = conf.configure(args.game, args.seats)
             if not r.get("ok"):
                 return _fail("configuration refused: %s" % r["error"]["message"])
-            for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
-                print("\n".join(describe_round(res)))
+            from host_tools.progress import bar
+            with bar(args.rounds, "rounds", "round") as shown:
+                for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
+                    # JSON lines with --json (a settlement each), else the rounds as text
+                    shown.write(json.dumps(res) if args.json else
+                                "\n".join(describe_round(res)), file=sys.stdout)
+                    shown.update()
     except (BoardError, OSError, KeyStoreError, LinkError) as e:
         return _fail(e)
     return 0
@@ -452,9 +510,12 @@ def cmd_recall(args):
     except (BoardError, LinkError) as e:
         return _fail(e)
     if not reply.get("ok"):
-        return _fail(reply["error"]["message"])
+        return _refused("recall refused: %s" % reply["error"]["message"])
     if args.json:
         print(json.dumps(reply["rounds"]))
+        return 0
+    if not reply["rounds"]:
+        print("no rounds recorded yet")
     for rec in reply["rounds"]:
         print("journal seq %d" % rec["seq"])
         print("\n".join(describe_round(rec["result"])))
@@ -471,11 +532,28 @@ def cmd_export(args):
         return _fail(e)
     folder = args.store or os.path.join(_state_home(), "export")
     try:
-        with open_board(args.port) as b:
-            r = ex.export(BoardTarget(b), keys, args.board_id, folder)
-    except (BoardError, KeyStoreError, ex.ExportError, OSError, ValueError) as e:
+        # Protocol lines to the running loop, in production as in service mode (the
+        # board streams its export reply: controller.ExportRows): no REPL needed.
+        with open_table(args.port) as t:
+            args.board_id = keyid.choose(t, keys, args.board_id)
+            from host_tools.progress import bar
+            with bar(None, "export", "record") as shown:
+                r = ex.export(t, keys, args.board_id, folder, shown=shown)
+    except (BoardError, KeyStoreError, LinkError, ex.ExportError, OSError,
+            ValueError) as e:
         return _fail(e)
-    print(json.dumps(r))
+    if r["damaged"]:
+        sys.stderr.write("pitboss: warning: %s lines %s are not records that verify "
+                         "under the key for %s: not trusted, left as they are\n"
+                         % (r["store"], ",".join(map(str, r["damaged"])), args.board_id))
+    if args.json:
+        print(json.dumps(r))
+    elif r["exported"]:
+        print("exported %d records (seq %d..%d) into %s; the board acknowledged up to %d"
+              % (r["exported"], r["first"], r["last"], r["store"], r["acked"]))
+    else:
+        print("nothing new to export (the board acknowledged up to %d); store %s"
+              % (r["acked"], r["store"]))
     return 0
 
 
@@ -485,7 +563,11 @@ def _state_home():
 
 
 def cmd_screenshot(args):
+    from host_tools.outfile import check_out
     from host_tools.screenshot import save
+    why = check_out(args.out, {".png"})  # it writes PNG only: x.jpg is refused, not faked
+    if why:
+        return _fail(why)
     try:
         with open_table(args.port) as t:
             buf = t.screen()
@@ -499,10 +581,10 @@ def cmd_screenshot(args):
 def cmd_provision(args):
     keys = _keys(args)
     try:
-        path = keys.key_path(args.board_id)
+        path = keys.key_path(keyid.DEFAULT if args.board_id is None else args.board_id)
     except ValueError as e:
         return _fail("bad --board-id %r: %s" % (args.board_id, e))
-    if path.exists() and not args.force:
+    if args.board_id is not None and path.exists() and not args.force:
         # Checked before the board is touched: replacing the host's copy of a key the
         # board still holds would lock the operator out of it.
         return _fail("%s already has a key (%s); --force replaces it and keeps the old one"
@@ -511,14 +593,27 @@ def cmd_provision(args):
 
     try:
         if args.port not in ("virtual", "pico") and probe(args.port) == PRODUCTION:
+            if args.board_id is None:  # re-keyed under its current key: found by it
+                with open_table(args.port, set_clock=False) as t:
+                    args.board_id = keyid.choose(t, keys, None)
             fp = _rekey_production(args.port, args.board_id, keys)
         else:
             with open_board(args.port) as b:
-                conf = Configurator(target_for(b), args.board_id, keys)
+                target = target_for(b)
+                if args.board_id is None:  # named by the board's unique id
+                    args.board_id = keyid.new_name(target)
+                    if keys.key_path(args.board_id).exists() and not args.force:
+                        raise UsageError(
+                            "%s already has a key (%s); --force replaces it and keeps the "
+                            "old one" % (args.board_id, keys.key_path(args.board_id)))
+                conf = Configurator(target, args.board_id, keys)
                 fp = conf.provision(force=args.force)
     except (BoardError, FileExistsError, KeyStoreError, LinkError, UsageError) as e:
         return _fail(e)
-    print("provisioned %s (key fingerprint %s)" % (args.board_id, fp))
+    if args.json:
+        print(json.dumps({"board_id": args.board_id, "fingerprint": fp}))
+    else:
+        print("provisioned %s (key fingerprint %s)" % (args.board_id, fp))
     return 0
 
 
@@ -551,39 +646,175 @@ def _rekey_production(port, board_id, keys):
 
 def cmd_config(args):
     extra = None
-    if args.json:
+    if args.settings:
         try:
-            extra = json.loads(args.json)
+            extra = json.loads(args.settings)
         except ValueError as e:
-            return _fail("--json is not valid JSON: %s" % e)
+            return _fail("--settings is not valid JSON: %s" % e)
         if not isinstance(extra, dict):
-            return _fail("--json must be a JSON object ({...}), not %s" % type(extra).__name__)
+            return _fail("--settings must be a JSON object ({...}), not %s"
+                         % type(extra).__name__)
+    r, rc = _with_key(args, lambda t, conf: conf.configure(args.game, args.seats, extra))
+    if r is None:
+        return rc
+    return _answered(args, r, "configured %s, %d seats" % (args.game, args.seats))
+
+
+def _with_key(args, act):
+    """act(target, Configurator) on the table at --port, with this board's key (checked
+    against the board before any MAC, host_tools.keyid) -> (its result, 0), or
+    (None, exit code) after the one-line error."""
     try:
         keys = _key_ready(args)
     except UsageError as e:
-        return _fail(e)
+        return None, _fail(e)
     try:
         with open_table(args.port) as t:
-            r = Configurator(t, args.board_id, keys).configure(args.game, args.seats, extra)
+            return act(t, Configurator(t, keyid.choose(t, keys, args.board_id), keys)), 0
     except (BoardError, KeyStoreError, LinkError) as e:
-        return _fail(e)
-    print(json.dumps(r))
-    return 0 if r.get("ok") else 1
+        return None, _fail(e)
+
+
+def _answered(args, reply, text):
+    """An authenticated command's answer: the reply as JSON with --json, else one line of
+    text; a refusal is one line on stderr and exit 1, nothing on stdout."""
+    if not reply.get("ok"):
+        return _refused("%s refused: %s" % (args.command, reply.get("error", {}).get(
+            "message", reply)))
+    print(json.dumps(reply) if args.json else text)
+    return 0
+
+
+def _refused(message):
+    """The board answered but would not do it: one line on stderr, exit 1 (exit 2 is
+    for input the host refused or a board it could not reach)."""
+    sys.stderr.write("pitboss: %s\n" % message)
+    return EXIT_REFUSED
+
+
+EXIT_REFUSED = 1
 
 
 def cmd_tilt_clear(args):
     cmd = "tilt-clear %s%s" % (args.operator, " " + args.code if args.code else "")
-    try:
-        keys = _key_ready(args)
-    except UsageError as e:
-        return _fail(e)
+    r, rc = _with_key(args, lambda t, conf: conf.signed(cmd))
+    if r is None:
+        return rc
+    cleared = r.get("cleared") or []
+    text = ("cleared %s" % ", ".join(c if isinstance(c, str) else c.get("code", "?")
+                                     for c in cleared)) if cleared else "nothing to clear"
+    if r.get("voided"):
+        text += "; round %s voided, wagers returned" % r["voided"].get("round")
+    return _answered(args, r, text)
+
+
+def _ask(args, line):
+    """One read-only protocol line's reply (in production as in service mode), or the
+    exit code of its failure."""
     try:
         with open_table(args.port) as t:
-            r = Configurator(t, args.board_id, keys).signed(cmd)
-    except (BoardError, KeyStoreError, LinkError) as e:
-        return _fail(e)
-    print(json.dumps(r))
-    return 0 if r.get("ok") else 1
+            reply = t.commands([line])[0]
+    except (BoardError, LinkError) as e:
+        return None, _fail(e)
+    if not reply.get("ok"):
+        return None, _fail("%s refused: %s" % (line, reply["error"]["message"]))
+    return reply, 0
+
+
+def _report(args, line, fields, text):
+    """A read-only protocol line, printed: its `fields` as one JSON object with --json,
+    else text(reply, args)'s lines."""
+    r, rc = _ask(args, line)
+    if r is None:
+        return rc
+    if args.json:
+        print(json.dumps({k: r[k] for k in fields}))
+    else:
+        print("\n".join(text(r, args)))
+    return 0
+
+
+def _meters_text(r, args):
+    t = r["totals"]
+    yield ("all games: %d rounds, wagered %d, paid %d, house net %d"
+           % (t["rounds"], t["wagered"], t["paid"], t["wagered"] - t["paid"]))
+    for g in sorted(r["games"]):
+        m = r["games"][g]
+        yield "%-20s %d rounds, wagered %d, paid %d" % (
+            g, m.get("rounds", 0), m.get("wagered", 0), m.get("paid", 0))
+
+
+def _tilt_text(r, args):
+    if not r["active"]:
+        yield "no tilt: the table plays"
+    for a in r["active"]:
+        yield "TILT %s: %s" % (a["code"], a.get("detail") or "")
+    for e in r["log"][-args.log:] if args.log else ():
+        yield "  log: %s" % json.dumps(e)
+
+
+def cmd_meters(args):
+    """The board's lifetime meters (in the table's smallest unit), per game."""
+    return _report(args, "meters", ("totals", "games"), _meters_text)
+
+
+def cmd_tilt(args):
+    """The tilts that halt the table now, and the tilt log (raised and cleared)."""
+    return _report(args, "tilt", ("active", "log"), _tilt_text)
+
+
+def cmd_reset(args):
+    """Restart the table's loop: a service board left at its REPL (plain mpremote use)
+    soft-resets into /main.py; a loop that already answers is left alone."""
+    from host_tools.protolink import ProtocolLink, restart_loop
+    with resolve_port(args.port) as device:
+        try:
+            with ProtocolLink(device) as link:
+                r = link.ready(3)
+            print("the loop already runs on %s (%s mode): nothing to restart"
+                  % (device, r.get("mode", "production")))
+            return 0
+        except LinkError:
+            pass
+        rebooted = False
+        try:
+            rebooted = restart_loop(device)
+            with ProtocolLink(device) as link:
+                r = link.ready()
+        except LinkError as e:
+            return _fail("reset: %s%s" % (e, "" if rebooted else
+                                          " (the board did not say it rebooted)"))
+    print("loop restarted on %s (%s mode)" % (device, r.get("mode", "production")))
+    return 0
+
+
+def void_round(target, conf, operator):
+    """Void the round that lost a card (a misdeal): the authenticated tilt-clear that
+    returns its wagers, sent only when the board says a round is lost, so it never
+    clears a tilt as a side effect. -> (exit code, text or reply)."""
+    st = target.commands(["status"])[0]
+    if not st.get("lost"):
+        return EXIT_REFUSED, "no round lost a card: nothing to void (tilts: %s)" % (
+            ", ".join(a["code"] for a in st.get("tilts", ())) or "none")
+    r = conf.signed("tilt-clear %s" % operator)
+    if not r.get("ok") or not r.get("voided"):
+        return EXIT_REFUSED, "void refused: %s" % r.get("error", {}).get("message", r)
+    return 0, r
+
+
+def cmd_void(args):
+    got, rc = _with_key(args, lambda t, conf: void_round(t, conf, args.operator))
+    if got is None:
+        return rc
+    rc, r = got
+    if rc:
+        return _refused(r)
+    v = r["voided"]
+    print(json.dumps(r) if args.json else
+          "round %s voided (%s): wagers returned to seats %s" % (
+              v.get("round"), v.get("void"), ", ".join(str(x["seat"]) for x in
+                                                         v.get("seats", ())) or "none"))
+    return 0
 
 
 def _fail(e):
@@ -600,13 +831,57 @@ def one_line(e):
     return " | ".join(lines) or type(e).__name__
 
 
+def operator_id(text):
+    """argparse type: the firmware's own check (pitboss.tilt.check_operator), so an id
+    the board would split ("tech 1" became operator "tech", tilt code "1") is refused
+    on the host before any line is sent."""
+    import argparse
+
+    from pitboss.tilt import check_operator
+    try:
+        return check_operator(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def tilt_code(text):
+    import argparse
+
+    from pitboss.tilt import CODES
+    if text not in CODES:
+        raise argparse.ArgumentTypeError("unknown tilt code %r (docs/protocol.md lists "
+                                         "them)" % text)
+    return text
+
+
 def add_table_commands(sub):
     def board_args(p, key=False):
-        p.add_argument("--port", required=True, help="serial device, or 'virtual'")
+        p.add_argument("--port", required=True,
+                       help="a serial device, virtual or pico (a throw-away emulated "
+                            "board), board:NAME (a kept one) or auto")
         if key:
-            p.add_argument("--board-id", default=os.environ.get("PITBOSS_BOARD", "table1"),
-                           help="which key in the key store (default table1)")
+            p.add_argument("--board-id", default=os.environ.get("PITBOSS_BOARD"),
+                           help="which key in the key store (default: the one the board "
+                                "names: uid-<its unique id>, or the key with its "
+                                "fingerprint; checked against the board before use)")
             p.add_argument("--keys", help="key store folder (default ~/.pitboss/keys)")
+
+    p = sub.add_parser("meters", help="the board's lifetime meters, per game")
+    board_args(p)
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.set_defaults(func=cmd_meters)
+
+    p = sub.add_parser("tilt", help="the tilts halting the table, and the tilt log")
+    board_args(p)
+    p.add_argument("--log", type=int, default=10, metavar="N",
+                   help="the last N log entries (default 10; 0: none)")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.set_defaults(func=cmd_tilt)
+
+    p = sub.add_parser("reset", help="restart the table's loop (a service board left "
+                       "at its REPL)")
+    board_args(p)
+    p.set_defaults(func=cmd_reset)
 
     p = sub.add_parser("table", help="send bench-protocol lines to a board")
     board_args(p)
@@ -616,9 +891,13 @@ def add_table_commands(sub):
     p = sub.add_parser("shoe", help="deal seeded rounds through the board's shoe input")
     board_args(p, key=True)
     p.add_argument("--game", "-g", required=True)
-    p.add_argument("--seats", type=int, default=3)
-    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--seats", type=positive, default=3)
+    p.add_argument("--rounds", type=positive, default=1)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true",
+                   help="each round's settlement as a JSON line instead of text")
+    p.add_argument("--reconfigure", action="store_true",
+                   help="configure the table for --game even if it plays another game")
     p.set_defaults(func=cmd_shoe)
 
     p = sub.add_parser("recall", help="the last rounds from the board's journal")
@@ -632,6 +911,7 @@ def add_table_commands(sub):
     board_args(p, key=True)
     p.add_argument("--store", help="folder of the store (BOARD.jsonl; default "
                    "~/.pitboss/export)")
+    p.add_argument("--json", action="store_true", help="one JSON object: what was stored")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("screenshot", help="save what the table display shows as a PNG")
@@ -641,6 +921,7 @@ def add_table_commands(sub):
 
     p = sub.add_parser("provision", help="give a board a new authentication key")
     board_args(p, key=True)
+    p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--force", action="store_true",
                    help="replace the host's key for --board-id (the old one is kept, "
                         "renamed with a timestamp)")
@@ -650,11 +931,23 @@ def add_table_commands(sub):
     board_args(p, key=True)
     p.add_argument("--game", "-g", required=True)
     p.add_argument("--seats", type=int, required=True)
-    p.add_argument("--json", help="more configuration: house rules, paytables (JSON)")
+    p.add_argument("--settings", metavar="JSON",
+                   help="more configuration: house rules, paytables (a JSON object)")
+    p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
     p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("void", help="void the round that lost a card, its wagers "
+                       "returned (authenticated: the tilt-clear of its misdeal)")
+    board_args(p, key=True)
+    p.add_argument("--operator", required=True, type=operator_id,
+                   help="who voids it: 1 to 32 letters, digits and _.-@")
+    p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
+    p.set_defaults(func=cmd_void)
 
     p = sub.add_parser("tilt-clear", help="clear a tilt (authenticated, logged)")
     board_args(p, key=True)
-    p.add_argument("--operator", required=True)
-    p.add_argument("--code")
+    p.add_argument("--operator", required=True, type=operator_id,
+                   help="who clears it: 1 to 32 letters, digits and _.-@")
+    p.add_argument("--code", type=tilt_code, help="clear only this tilt")
+    p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
     p.set_defaults(func=cmd_tilt_clear)

@@ -28,6 +28,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import select
 import selectors
 import shutil
@@ -217,6 +218,7 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
     if parent_pid:
         cmd += ["--parent-pid", str(parent_pid)]
     log = open(state_dir / "board.log", "ab")
+    log_start = log.tell()  # this start's lines begin here (the log is appended to)
     env = dict(node_env_, PYTHONPATH=os.pathsep.join(
         [str(repo_root())] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     # New session: the daemon is its own process group, so stop() and a simulated power cut
@@ -232,11 +234,30 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
         if proc.poll() is not None:
             break
         time.sleep(0.05)
+    exited = proc.poll() is not None
     _kill_group(proc.pid, signal.SIGKILL)
     proc.wait()
     _clear_state(state_dir)
-    tail = (state_dir / "board.log").read_text(errors="replace")[-2000:]
-    raise BoardError(f"{kind} board did not come up within {timeout}s; log:\n{tail}")
+    log = state_dir / "board.log"
+    with open(log, "rb") as f:
+        f.seek(log_start)
+        tail = f.read().decode(errors="replace")[-4000:]
+    when = "did not start" if exited else f"did not come up within {timeout}s"
+    raise BoardError(f"{kind} board {when}: {log_cause(tail)} (more in {log})\n{tail}")
+
+
+def log_cause(text: str) -> str:
+    """The line of a board.log that says why the board did not start: the last error
+    Node or Python raised (their stack traces around it dropped), else the last line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    noise = ("Node.js v", "at ", "^", "board did not start", "Traceback", "File ")
+    for ln in reversed(lines):
+        if re.match(r"^([A-Za-z_.]*Error|Exception)\b.*:", ln):
+            return ln
+    for ln in reversed(lines):
+        if not ln.startswith(noise):
+            return ln
+    return "nothing in its log"
 
 
 def _usable_dir(what: str, d: Path) -> None:
@@ -254,8 +275,10 @@ def _node_command(kind: str, state_dir: Path, flash_dir: Path, heap: int | None,
                   pico_args: list[str], switch: str = "service") -> list[str]:
     if kind == "pico":
         from host_tools.pico import BOARD_MJS
+        # held.json: the switches the host holds, kept across a watchdog reset's restart
         return [find_node(), str(BOARD_MJS), "--flash", str(flash_dir / "flash.bin"),
-                "--ctl", str(state_dir / "ctl.sock")] + pico_args
+                "--ctl", str(state_dir / "ctl.sock"),
+                "--held", str(state_dir / "held.json")] + pico_args
     cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
            "--ready-file", str(state_dir / "bridge.ready"),
            "--ctl", str(state_dir / "ctl.sock")]  # the shoe's side channel
@@ -300,6 +323,9 @@ def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int |
     pty_path = os.ttyname(slave)
     with contextlib.suppress(FileNotFoundError):
         (state_dir / "bridge.ready").unlink()
+    # A new power-on: nothing is held but what --gpio says (held.json is for restarts).
+    with contextlib.suppress(FileNotFoundError):
+        (state_dir / "held.json").unlink()
     cmd = _node_command(kind, state_dir, flash_dir, heap, pico_args or [], switch)
     node = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     stopping = False
@@ -496,13 +522,21 @@ def board_kind(port: str) -> str | None:
 def resolve_port(port_arg: str | None):
     """`--port virtual` / `--port pico` -> a throw-away board's device path; anything else
     as is."""
+    from host_tools import portlock
+
     if port_arg in THROWAWAY_PORTS:
         # Service mode: a throw-away board is flashed for its one command, and today's
         # host table commands use the raw REPL (issue 11 moves them onto protocol lines).
         with virtual_board(kind=port_arg, service=True) as st:
-            yield st["port"]
-    else:
+            with portlock.held(st["port"]):
+                yield st["port"]
+    elif port_arg is None:
         yield port_arg
+    else:
+        # The whole command holds the port (every step it opens it for: probe, REPL,
+        # protocol lines, a flash's mpremote runs), so no other command slips between.
+        with portlock.held(port_arg):
+            yield port_arg
 
 
 # --------------------------------------------------------------------------------------
@@ -518,7 +552,17 @@ def _gpio_levels(specs) -> dict:
     return out
 
 
+def _named(a) -> None:
+    if getattr(a, "name", None):
+        if a.state_dir is not None:
+            raise BoardError("--name and --state-dir both say where the board lives: "
+                             "give one")
+        from host_tools.ports import name_dir
+        a.state_dir = name_dir(a.name)
+
+
 def _cmd_start(a) -> int:
+    _named(a)
     try:
         st = start(a.flash_dir, state_dir=a.state_dir, heap=a.heap,
                    service=not a.production, kind=a.kind, uf2=a.uf2,
@@ -533,12 +577,27 @@ def _cmd_start(a) -> int:
 
 
 def _cmd_stop(a) -> int:
+    _named(a)
     was = stop(a.state_dir, kind=a.kind)
     print(json.dumps({"stopped": was}))
     return 0
 
 
+def _cmd_log(a) -> int:
+    """The last lines of the board's log (the daemon's and the emulator's stderr)."""
+    _named(a)
+    log = Path(a.state_dir or default_state_dir(a.kind)) / "board.log"
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except FileNotFoundError:
+        print("pitboss board log: no log at %s (never started there)" % log, file=sys.stderr)
+        return 2
+    print("\n".join(lines[-a.lines:]))
+    return 0
+
+
 def _cmd_status(a) -> int:
+    _named(a)
     st = status(a.state_dir, kind=a.kind)
     print(json.dumps(st))
     return 0 if st["running"] else 3
@@ -557,6 +616,9 @@ def add_board_commands(subparsers) -> None:
     common.add_argument("--state-dir", type=Path, default=None,
                         help="where tty/pid/log live (default .pitboss/KIND or "
                              "$PITBOSS_STATE/KIND)")
+    common.add_argument("--name", default=None,
+                        help="keep several boards: this one's name, for --port board:NAME "
+                             "(default: its kind's, board:virtual or board:pico)")
     p = sub.add_parser("start", parents=[common], help="start a board")
     p.add_argument("--flash-dir", default=None,
                    help="host folder holding the board's files, or the Pico's flash.bin "
@@ -565,11 +627,13 @@ def add_board_commands(subparsers) -> None:
                    help="virtual only: initial GC heap in bytes")
     p.add_argument("--production", action="store_true",
                    help="power on with the service switch released: the firmware's main "
-                        "loop owns the port, no REPL (default: switch held, service mode, "
-                        "which today's host table commands need)")
+                        "loop owns the port, no REPL (default: switch held, service mode: "
+                        "the same loop, and the REPL for flash and provisioning; the table "
+                        "commands work in both)")
     p.add_argument("--uf2", default=None,
-                   help="pico only: the MicroPython UF2 (default $PITBOSS_PICO_UF2, then "
-                        "../shared/firmware/" + "RPI_PICO-v1.27.0.uf2)")
+                   help="pico only: the MicroPython UF2, 'stock' (../shared/firmware/"
+                        "RPI_PICO-v1.27.0.uf2) or 'pitboss' (default $PITBOSS_PICO_UF2, "
+                        "then the pitboss image, boards/rp2/PITBOSS_PICO/build/)")
     p.add_argument("--gpio", action="append", metavar="PIN=LEVEL",
                    help="pico only: hold an input pin at 0 or 1 from power-on (repeatable)")
     p.add_argument("--flash-ms", nargs=2, type=float, metavar=("ERASE", "PAGE"),
@@ -579,6 +643,9 @@ def add_board_commands(subparsers) -> None:
                         "its worst case)")
     p.set_defaults(func=_cmd_start)
     sub.add_parser("stop", parents=[common], help="stop it").set_defaults(func=_cmd_stop)
+    lg = sub.add_parser("log", parents=[common], help="the last lines of its board.log")
+    lg.add_argument("-n", "--lines", type=int, default=40, help="how many (default 40)")
+    lg.set_defaults(func=_cmd_log)
     sub.add_parser("status", parents=[common],
                    help="print JSON; exit 3 if not running").set_defaults(func=_cmd_status)
 

@@ -2,6 +2,7 @@
 numbers mean nothing at this size; speed is never asserted, and a peer that is not
 installed is reported n/a, so CI needs none of them)."""
 import json
+import os
 import math
 
 import pytest
@@ -165,10 +166,16 @@ def test_the_cli_parser_takes_the_bench_options():
     import argparse
     ap = argparse.ArgumentParser()
     bench.add_bench_commands(ap.add_subparsers(dest="command"))
-    a = ap.parse_args(["bench", "--port", "virtual", "--quick", "--json", "x.json",
-                       "--plot", "x.png", "--markdown", "x.md", "--exact"])
-    assert (a.port, a.quick, a.json, a.plot, a.markdown, a.exact, a.func) == (
-        "virtual", True, "x.json", "x.png", "x.md", True, bench.cmd_bench)
+    a = ap.parse_args(["bench", "--port", "virtual", "--quick", "--save", "x.json",
+                       "--plot", "x.png", "--markdown", "x.md", "--exact", "--json"])
+    assert (a.port, a.quick, a.save, a.json, a.plot, a.markdown, a.exact, a.func) == (
+        "virtual", True, "x.json", True, "x.png", "x.md", True, bench.cmd_bench)
+    # Issue 29 item 10: the two -only options exclude each other (both printed empty
+    # tables), and an output file in a missing folder is refused before the run.
+    with pytest.raises(SystemExit):
+        ap.parse_args(["bench", "--cpython-only", "--board-only"])
+    a = ap.parse_args(["bench", "--save", "/nonexistent-pitboss/x.json"])
+    assert bench.cmd_bench(a) == 2 and not os.path.exists("/nonexistent-pitboss")
 
 
 def test_a_serial_port_runs_the_same_script_through_mpremote(tmp_path):
@@ -192,3 +199,16 @@ def test_a_serial_port_runs_the_same_script_through_mpremote(tmp_path):
 def test_the_cpython_census_counts_every_hand_alike():
     secs, hands = bench_cpython.census("pitboss", 1, quick=True)
     assert hands == 142506 and secs > 0
+
+
+def test_a_ratio_not_measured_is_na_and_the_hint_fits_the_install(monkeypatch):
+    # Issue 29 item 10: a quick run printed "0.00x" where nothing was measured, and an
+    # installed pitboss told its user to install from a requirements file it lacks.
+    res = {"quick": True, "board": {"pitboss_floor_ratio": 0}, "native": {}}
+    rows = {t: v for t, v, _ in bench_report.targets(res)}
+    assert all("0.00x" not in str(v) for v in rows.values()), rows
+    import host_tools
+    monkeypatch.setattr(host_tools, "INSTALLED", True)
+    assert bench_report.install_hint("bench") == "pip install 'pitboss[bench]'"
+    monkeypatch.setattr(host_tools, "INSTALLED", False)
+    assert "requirements-bench.txt" in bench_report.install_hint("bench")

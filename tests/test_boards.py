@@ -9,7 +9,7 @@ from host_tools.vm import run_script
 
 REAL = ("pico", "esp32_devkitc")
 FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins",
-             "service_switch", "watchdog")
+             "service_switch", "watchdog", "unique_id")
 
 
 @pytest.mark.parametrize("name", boards.BOARDS)
@@ -172,3 +172,14 @@ def test_virtual_board_on_micropython_draws_through_the_real_driver(tmp_path):
     glyphs = lines[1:9]
     assert glyphs[0] == "...##.....####.." and glyphs[3] == ".######...####.."
     assert lines[9] == "b'7h\\n'"
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_real_board_names_itself_by_its_chip_id(name, monkeypatch):
+    # Issue 29 item 8: the key store names a key by what the board says it is.
+    import types
+    fake = types.ModuleType("machine")
+    fake.unique_id = lambda: b"\xe6\x61\x41\x04\x03\x2f\x22\x2b"
+    monkeypatch.setitem(sys.modules, "machine", fake)
+    assert boards.load(name).unique_id() == "e6614104032f222b"
+    assert boards.load("virtual").unique_id() is None

@@ -34,7 +34,7 @@ def one_line_exit_2(r, needle):
 ])
 def test_config_json_that_is_not_an_object(tmp_path, value, needle):
     r = run("config", "--port", NO_BOARD, "--game", "nj-5card", "--seats", "2",
-            "--json", value, keys=tmp_path / "keys")
+            "--settings", value, keys=tmp_path / "keys")
     one_line_exit_2(r, needle)
 
 
@@ -132,3 +132,29 @@ def test_flash_to_a_missing_port_fails_while_another_flash_holds_the_build(tmp_p
 ])
 def test_other_errors_found_are_one_line_exit_2(tmp_path, args, needle):
     one_line_exit_2(run(*args, keys=tmp_path / "keys"), needle)
+
+
+@pytest.mark.parametrize("op", ["tech 1", "", "x" * 33, "a;b", "tab\tle", "nl\nx",
+                                "tech 1 journal_full"])
+def test_an_operator_id_is_checked_before_any_line_is_sent(tmp_path, op):
+    # Issue 29 item 7: "tech 1" once reached the board as `tilt-clear tech 1`, answered
+    # "unknown tilt code '1'". The id is checked on the host, before the key store or
+    # the port, and the refusal names the form an id takes.
+    r = run("tilt-clear", "--port", NO_BOARD, "--operator", op, keys=tmp_path / "keys")
+    one_line_exit_2(r, "letters, digits and _.-@")
+    assert NO_BOARD not in r.stderr and "provision" not in r.stderr
+
+
+def test_a_tilt_code_is_checked_before_any_line_is_sent(tmp_path):
+    r = run("tilt-clear", "--port", NO_BOARD, "--operator", "tech1", "--code",
+            "no_such", keys=tmp_path / "keys")
+    one_line_exit_2(r, "unknown tilt code 'no_such'")
+
+
+@pytest.mark.parametrize("line", ["", "   ", "status\nrecall 3"])
+def test_an_empty_or_multi_line_table_argument_is_refused_before_the_port(tmp_path, line):
+    # Issue 29 item 5: `table --port P ""` sent an empty line, which the loop answers
+    # with nothing, and waited 121 s for "no reply". Refused at once, port untouched.
+    r = run("table", "--port", NO_BOARD, "status", line, keys=tmp_path / "keys")
+    one_line_exit_2(r, "one protocol line per argument")
+    assert NO_BOARD not in r.stderr

@@ -386,8 +386,9 @@ def test_a_display_that_fails_after_a_command_keeps_the_reply_and_halts():
 @pytest.mark.parametrize("game", ["qc-caribbean", "pr-pai-gow", "nj-3card"])
 def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
     """The table keeps a settled round's display rows, not its result (issue 11: ~5.4 KB
-    of objects on a Pico until the next round): the display shows each seat's (high)
-    category and outcome as the settlement said, before and after a reboot's replay."""
+    of objects on a Pico until the next round): the display shows each seat's amount to
+    pay (issue 30's pay screen) as the settlement said, before and after a reboot's
+    replay."""
     from host_tools import shoe_sim
     from host_tools.table_host import plan_round
     from pitboss import profiles
@@ -397,7 +398,10 @@ def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
             self.rows = None
 
         def result(self, game, rows, round_no=None):
-            self.rows = list(rows)
+            self.rows = rows
+
+        def paid(self):  # (seat, amount) of each seat row of the pay screen
+            return [(s, a) for s, a, _ in self.rows[1]]
 
         def __getattr__(self, name):
             return lambda *a, **k: None
@@ -416,14 +420,12 @@ def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
     for ln in after:
         r = ctl.command(ln)
         assert r["ok"], (ln, r)
-    want = [(s["seat"], s.get("high_category") or s.get("category") or "",
-             s.get("outcome") or ("win" if s["amount"] > 0 else
-                                  "push" if s["amount"] == 0 else "lose"))
-            for s in r["seats"]]
-    assert d.rows == want and [x[0] for x in want] == [1, 2, 3]
-    assert all(x[1] and x[2] for x in want)
-    assert list(ctl.table.settled_rows()) == want
+    paid = [(s["seat"], s["amount"]) for s in r["seats"]]
+    assert d.paid() == paid and [x[0] for x in paid] == [1, 2, 3]
+    want = ctl.table.settled_rows()
+    assert d.rows == want and all(x[2] for x in want[1] if "banker" not in r)
     d2 = Display()
     again = Controller("", fs=fs, clock=lambda: 1000, rng=lambda n: 0, display=d2)
     again.boot()
-    assert again.table.phase == "settled" and d2.rows == want
+    assert again.table.phase == "settled" and d2.paid() == paid
+    assert again.table.settled_rows() == want

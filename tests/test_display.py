@@ -51,18 +51,21 @@ def test_status_screen(tdisp):
 
 
 def test_result_screen(tdisp):
+    # the pay screen (test_payscreen.py has each game's): more seats than rows end with
+    # "+N MORE"; the dealer's category is cut to fit beside the round and QUAL / NQ
     d, buf = tdisp
-    rows = [(1, "flush", "win"), (2, "one_pair", "lose"), ("D", "straight_flush", "push"),
-            (4, "mini_royal", "win"), (5, "six_card_royal_flush", "win"),
-            (6, "high_card", "fold"), (7, "two_pair", "win"), (8, "three_of_a_kind", "lose")]
-    d.result("pa-three-card-prime", rows, round_no=3)
+    seats = ((1, 30, "flush"), (2, -20, "one_pair"), (3, 0, "straight_flush"),
+             (4, 1000, "mini_royal"), (5, 5, "six_card_royal_flush"), (6, -10, "high_card"),
+             (7, 40, "two_pair"), (8, -5, "three_of_a_kind"))
+    d.result("pa-three-card-prime", ((0, "straight_flush", True), seats), round_no=3)
     assert screen(buf) == [
-        ("R3 pa-three-card", True),
-        ("1  FLUSH     WIN", False), ("2  PAIR     LOSE", False),
-        ("D  STR FLSH PUSH", False), ("4  MINI RYL  WIN", False),
-        ("5  6C ROYAL  WIN", False), ("6  HIGH     FOLD", False), ("+2 MORE", False)]
-    d.result("nj-3card", rows[:7])
-    assert screen(buf)[7] == ("7  2 PAIR    WIN", False)
+        ("R3 D STR FL QUAL", True),
+        ("1   +30 FLUSH", False), ("2   -20 PAIR", False),
+        ("3     0 STR FLSH", False), ("4 +1000 MINI RYL", False),
+        ("5    +5 6C ROYAL", False), ("6   -10 HIGH", False), ("+2 MORE", False)]
+    d.result("nj-3card", ((0, "straight_flush", False), seats[:7]))
+    assert screen(buf)[0] == ("D STR FLSH NQ", True)
+    assert screen(buf)[7] == ("7   +40 2 PAIR", False)
 
 
 def test_every_category_has_a_label_that_fits():
@@ -92,16 +95,16 @@ def test_drawing_on_the_ssd1306_reaches_the_panel():
     bus = v.SimI2C()
     panel = SSD1306(bus, 0x3C, W, H)
     d = display.TableDisplay(panel)
-    d.result("nj-5card", [(1, "flush", "win")], round_no=1)
+    d.result("nj-5card", (None, ((1, 30, "flush"),)), round_no=1)
     dev = bus.devices[0x3C]
     assert dev.on and dev.frames == 2  # init frame + ours, pushed by show()
     assert bytes(dev.ram) == bytes(panel.buf)
-    assert read_row(dev.ram, 1) == ("1  FLUSH     WIN", False)
+    assert read_row(dev.ram, 1) == ("1   +30 FLUSH", False)
 
 
 def test_png_screenshot_decodes_to_the_same_pixels(tdisp, tmp_path):
     d, buf = tdisp
-    d.result("nj-5card", [(1, "flush", "win"), (2, "one_pair", "lose")], round_no=9)
+    d.result("nj-5card", (None, ((1, 30, "flush"), (2, -30, "one_pair"))), round_no=9)
     png = screenshot.png_from_fb(buf, W, H, scale=4)
     out = tmp_path / "result.png"
     assert screenshot.save(str(out), buf, W, H, 4) == len(png)
@@ -179,3 +182,23 @@ def test_framebuf_shim_text_equals_pixel_by_pixel_drawing():
                         ref.pixel(xx, y + r, c)
                 xx += 1
         assert fb.buf == ref.buf, (w, h, s, x, y, c)
+
+
+def test_show_sends_only_the_pages_that_changed():
+    # Issue 27: a dealt card's redraw changes a line, not the 1 KB frame.
+    v = boards.load("virtual")
+    bus = v.SimI2C()
+    panel = SSD1306(bus, 0x3C, W, H)
+    sent = []
+    real = bus.writevto
+    bus.writevto = lambda addr, vec, stop=True: (sent.append(len(vec[1])), real(addr, vec))
+    panel.show()
+    assert sent == []  # nothing changed since init_display's show
+    panel.text("CARDS 7/49", 0, 24, 1)  # page 3 only
+    panel.show()
+    panel.fill_rect(0, 0, 4, 64, 1)  # every page
+    panel.show()
+    panel.pixel(1, 63, 0)  # page 7
+    panel.show()
+    assert sent == [W, 8 * W, W]
+    assert bytes(bus.devices[0x3C].ram) == bytes(panel.buf)

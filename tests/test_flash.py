@@ -340,3 +340,41 @@ def test_seeded_answer_matches_the_hosts_and_depends_on_the_seed(tmp_path):
     assert fl.compare_answer(fl.expected_answer(files, man, seed), other)
     with pytest.raises(ValueError):
         integrity.seeded_answer(b"short", str(root))
+
+
+def _flash_cli(port):
+    """`pitboss flash` as a terminal runs it: a process group of its own, so a Ctrl-C
+    (SIGINT to the group) reaches it and every child it started in that group."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "host_tools", "flash", "--port", port],
+                            cwd=fl.REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, process_group=0)
+
+
+def test_ctrl_c_during_flash_finishes_it_rather_than_leave_it_pending(board):
+    # Issue 29 item 6: Ctrl-C while files were copied left a pending manifest, and the
+    # next boot tilted firmware_mismatch. The first Ctrl-C now lets the flash finish
+    # (saying so), then exits 130; the board's manifest is complete.
+    p = _flash_cli(board.port)
+    for line in p.stdout:
+        if line.startswith("  [1/"):
+            os.killpg(p.pid, signal.SIGINT)
+            break
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 130, (out, err)
+    assert "finishing the flash" in err and "verified" in out, (out, err)
+    assert fl.verify(board.port, progress=None).ok
+
+
+def test_a_flash_over_a_firmware_mismatch_tilt_says_how_to_clear_it(tmp_path, vb_flash):
+    # Issue 29 item 6: a later good flash printed "verified" while the tilt stayed,
+    # with no word of it. It now says the tilt stays and which command clears it.
+    flash = tmp_path / "flash"
+    shutil.copytree(vb_flash, flash)
+    with open(flash / "pitboss" / "cards.mpy", "ab") as f:
+        f.write(b"\0")  # a file unlike the manifest: the boot check tilts
+    with vboard.virtual_board(flash, service=True) as st:
+        lines = []
+        fl.flash(st["port"], progress=lines.append)
+    text = "\n".join(lines)
+    assert "firmware_mismatch" in text and "pitboss tilt-clear" in text, text

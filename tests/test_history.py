@@ -576,3 +576,29 @@ def test_journal_keeps_unacknowledged_segments_and_tilts_journal_full(tmp_path):
         j += 1
         assert ctl.command("wager 1 ante=%d" % j)["ok"] and j < 1000
     assert len(ctl.journal.segments) == 3 and not ctl.halted()
+
+
+def test_a_hand_edited_or_damaged_store_line_is_reported_not_trusted(tmp_path):
+    # Issue 29 item 6: `{"seq": 5}` appended by hand made the next export write records
+    # 6..N a second time. The resume point is the highest seq whose record verifies
+    # (CRC and MAC under the board's key); any other line is reported, never trusted.
+    t, conf = make(tmp_path)
+    list(play_rounds(t, GAME, 3, 3, seed=1))
+    store = str(tmp_path / "store")
+    path = ex.store_path(store, "h1")
+    first = ex.export(t, conf.keys, "h1", store)
+    assert first["damaged"] == []
+    good = ex.read_store(path)
+    forged = dict(good[2], payload=good[2]["payload"].replace("ev", "EV"))
+    with open(path, "a") as f:
+        f.write('{"seq": 5}\n')
+        f.write("not json at all\n")
+        f.write(json.dumps(dict(forged, seq=first["last"] + 40)) + "\n")
+    list(play_rounds(t, GAME, 3, 1, seed=9))
+    res = ex.export(t, conf.keys, "h1", store)
+    n = len(good)
+    assert res["damaged"] == [n + 1, n + 2, n + 3]  # line numbers in the store
+    assert res["first"] == first["last"] + 1  # resumed after the last verified record
+    recs = [x for x in ex.read_store_lines(path) if isinstance(x, dict) and "mac" in x]
+    seqs = [x["seq"] for x in recs if ex.verifies(x, conf.keys.load_key("h1"))]
+    assert seqs == list(range(1, res["last"] + 1))  # each record once, none missing

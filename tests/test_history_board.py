@@ -229,7 +229,7 @@ def test_pitboss_export_resumes_without_gaps_or_duplicates(tb, tmp_path, capsys)
     assert len(ex.read_store(ex.store_path(store, "hb"))) == 20
     play_many(tb.t, GAME, 3, 2, seed=40)
     tb.board.close()  # the CLI opens the port itself
-    rc = cli_main(["export", "--port", tb.port, "--store", store, "--board-id", "hb",
+    rc = cli_main(["export", "--json", "--port", tb.port, "--store", store, "--board-id", "hb",
                    "--keys", tb.keys_dir])
     out = capsys.readouterr().out
     assert rc == 0, out

@@ -13,14 +13,19 @@ from host_tools.vm.runner import PKG, ensure_node_modules, find_node
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_pip_install_then_run_from_another_folder(tmp_path):
-    env_dir = tmp_path / "venv"
+def _install(env_dir):
     venv.create(env_dir, with_pip=True)
     bindir = env_dir / "bin"
     p = subprocess.run([str(bindir / "python"), "-m", "pip", "install", "-q",
                         "--disable-pip-version-check", REPO],
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
+    return bindir
+
+
+def test_pip_install_then_run_from_another_folder(tmp_path):
+    env_dir = tmp_path / "venv"
+    bindir = _install(env_dir)
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -71,3 +76,50 @@ def test_pip_install_then_run_from_another_folder(tmp_path):
     assert "verified: the board's" in r.stdout and "/pitboss/evaluator.mpy" in r.stdout
     assert (tmp_path / "home" / "build" / "mpy").is_dir()
     shutil.rmtree(env_dir)  # a few MB; tmp_path keeps the rest for a post-mortem
+
+
+def test_the_wheel_carries_the_pico_flash_play_export_in_production(tmp_path):
+    # Issue 29 item 1: after `pip install .`, `pitboss board start --kind pico` failed
+    # with "No module named 'host_tools.pico'" (and its .mjs found rp2040js only in a
+    # checkout). From another folder: start the emulated Pico, flash it, provision it,
+    # restart it in production, play a round, export it over protocol lines, stop it.
+    from host_tools.pico import find_firmware
+    uf2 = find_firmware()[0]
+    env_dir = tmp_path / "venv"
+    bindir = _install(env_dir)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("PYTHONPATH", "PITBOSS_STATE", "PITBOSS_NODE_MODULES",
+                         "PITBOSS_KEYS")}
+    env = dict(base, PATH=str(bindir) + os.pathsep + base.get("PATH", ""),
+               PITBOSS_HOME=str(tmp_path / "home"), PITBOSS_PICO_UF2=str(uf2),
+               PITBOSS_KEYS=str(tmp_path / "home" / "keys"),
+               PITBOSS_NODE_MODULES=str(ensure_node_modules()))
+
+    def pitboss(*args, timeout=900):
+        r = subprocess.run([str(bindir / "pitboss"), *args], cwd=elsewhere, env=env,
+                           capture_output=True, text=True, timeout=timeout)
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+        return r.stdout
+
+    st = json.loads(pitboss("board", "start", "--kind", "pico"))
+    assert st["kind"] == "pico" and st["port"].startswith(str(tmp_path / "home"))
+    try:
+        assert "verified: the board's" in pitboss("flash", "--port", "board:pico")
+        pitboss("provision", "--port", "board:pico", "--board-id", "p1")
+        pitboss("board", "stop", "--kind", "pico")
+        pitboss("board", "start", "--kind", "pico", "--production")
+        out = pitboss("shoe", "--port", "board:pico", "--game", "nj-3card", "--seats",
+                      "2", "--rounds", "1", "--seed", "3")
+        assert out.count("house net") == 1, out
+        res = json.loads(pitboss("export", "--json", "--port", "board:pico"))
+        assert res["exported"] >= 1 and res["acked"] == res["last"], res
+        with open(res["store"]) as f:
+            recs = [json.loads(x) for x in f if x.strip()]
+        assert sum('"ev":"settle"' in x["payload"] for x in recs) == 1
+        assert os.path.basename(res["store"]) == "p1.jsonl"  # found by its fingerprint
+    finally:
+        subprocess.run([str(bindir / "pitboss"), "board", "stop", "--kind", "pico"],
+                       cwd=elsewhere, env=env, capture_output=True, timeout=60)
+    shutil.rmtree(env_dir)

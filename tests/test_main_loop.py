@@ -291,3 +291,85 @@ def test_a_settlement_is_journalled_with_its_result_last_and_recalled_from_its_b
     assert json.loads(buf.getvalue())["rounds"] == parsed
     assert [(r["game"], r["round"]) for r in parsed] == [
         ("nj-3card", 4), ("nj-3card", 6), ("nj-3card", 7), ("nj-3card", 5)]
+
+
+def test_take_in_chunks_answers_exactly_as_byte_by_byte():
+    # Issue 29 item 9: LineReader.extend (bulk) must give the same lines and refusals as
+    # feed() a byte at a time, however the bytes are cut into chunks.
+    import random
+    from pitboss import app
+    rnd = random.Random(29)
+    pieces = [b"status\n", b"\r\n", b"x" * 600, b"\n", b"ok\r", b"\xff\x00junk\n",
+              b"y" * 2000 + b"\r", b"recall 3\n", b"tail-no-newline"]
+    for _ in range(200):
+        data = b"".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 12)))
+        want, r1 = [], app.LineReader()
+        for b in data:
+            x = r1.feed(b)
+            if x is not None:
+                want.append(x)
+        got, r2, i = [], app.LineReader(), 0
+        while i < len(data):
+            n = rnd.randint(1, 700)
+            buf = bytearray(data[i:i + n])
+            r2.extend(buf, len(buf), got.append)
+            i += n
+        assert got == want and (r2.n, r2.bad) == (r1.n, r1.bad)
+
+
+class _CountedStream:
+    """A pipe as the board's USB input looks to serve(): readinto(buf, n) of bytes that
+    are there, and waiting() = how many are (FIONREAD, as the Pico reads its ring
+    buffer's counters)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def fileno(self):
+        return self.fd
+
+    def readinto(self, buf, n=None):
+        data = os.read(self.fd, len(buf) if n is None else n)
+        buf[:len(data)] = data
+        return len(data)
+
+    def waiting(self):
+        import fcntl
+        import struct
+        import termios
+        return struct.unpack("i", fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def test_a_megabyte_junk_line_is_skipped_in_bulk(monkeypatch):
+    # Issue 29 item 9: a 1 MB line was read and looked at a byte at a time (65 s of chip
+    # time on the emulated Pico). Where the board says how many bytes wait, they are
+    # read in chunks and the refused line's rest skipped with find(): a few hundred
+    # bytes go through feed(), not a million.
+    import threading
+
+    from pitboss import app
+    calls = [0]
+    real = app.LineReader.feed
+
+    def counted(self, b):
+        calls[0] += 1
+        return real(self, b)
+    monkeypatch.setattr(app.LineReader, "feed", counted)
+    a = _app()
+    data = b"status\n" + b"J" * (1 << 20) + b"\nversion\n"
+    rfd, wfd = os.pipe()
+
+    def feed():
+        with os.fdopen(wfd, "wb") as w:
+            w.write(data)
+    t = threading.Thread(target=feed)
+    t.start()
+    out = []
+    s = _CountedStream(rfd)
+    app.serve(a, s, lambda r: out.append(json.loads(json.dumps(r))), poll_ms=1,
+              buffer=(s.waiting, None))
+    t.join()
+    os.close(rfd)
+    assert [r.get("error", {}).get("code") for r in out] == [None, "bad_format", None]
+    assert out[-1]["version"] and out[0]["ok"]
+    assert calls[0] < 2 * app._CHUNK + app._LINE_MAX + 20, calls[0]

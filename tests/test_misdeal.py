@@ -505,3 +505,39 @@ def test_every_tilt_code_is_documented(doc):
     text = open(os.path.join(REPO, doc), encoding="utf-8").read()
     missing = [c for c in tilt.CODES if "`%s`" % c not in text]
     assert missing == []
+
+
+@pytest.mark.parametrize("after_a_round", [False, True])
+def test_a_card_with_no_round_in_play_is_forgotten_after_its_tilt(tmp_path, after_a_round):
+    # Issue 29 item 12: the stray card tilts card_before_deal, but it belongs to no
+    # round, so it must not stay in the shoe's memory of the deck: the next round (a new
+    # shuffle) deals that card again and settles, with no false duplicate_card misdeal.
+    game = "pa-three-card-prime"
+    t, conf, shoe = make(tmp_path)
+    if after_a_round:
+        settle_round(t, shoe, game, 3, 47)
+        assert cmd(t, "newround")["ok"]
+    deck = shoe_sim.shuffled_deck(51, 52)
+    assert cmd(t, "status")["phase"] == "configured"
+    assert shoe.send([deck[0]])[0]["error"]["code"] == "wrong_phase"
+    assert codes(t) == ["card_before_deal"]
+    r = conf.signed("tilt-clear floor1")
+    assert r["ok"] and r["active"] == [] and "voided" not in r
+    res = settle_round(t, shoe, game, 3, 51)  # its first card is the stray one
+    assert codes(t) == [] and res["ok"] and "void" not in res.get("result", {})
+
+
+def test_void_voids_only_a_lost_round(tmp_path):
+    # Issue 29 item 10: `pitboss void` is the tilt-clear of a misdeal, sent only when the
+    # board says a round lost a card (status "lost"): never a tilt cleared by the way.
+    from host_tools.table_host import void_round
+    t, conf, shoe = make(tmp_path)
+    rc, why = void_round(t, conf, "floor1")
+    assert rc == 1 and "nothing to void" in why
+    deck, n, after = start(t, "pa-three-card-prime", 3, 48)
+    shoe.send(deck[:5])
+    shoe.raw(shoe_mod.encode(deck[5], 2))  # a stale frame: the round is lost
+    assert cmd(t, "status")["lost"] == "shoe_stale"
+    rc, r = void_round(t, conf, "floor1")
+    assert rc == 0 and r["voided"]["round"] == 1 and r["active"] == []
+    assert "lost" not in cmd(t, "status")

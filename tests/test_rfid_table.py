@@ -37,6 +37,9 @@ class Target:
     def __init__(self, board, root):
         self.board, self.root = board, root
         self.app = app_mod.App(board.mod, root=root, check_firmware=False)
+        # a service-mode table (production refuses the default placeholder paytables
+        # of Three Card Prime, issue 30; tests/test_paytables_posted.py checks that)
+        self.app.ctl.production = False
 
     def commands(self, lines):
         return [self.app.ctl.command(ln) for ln in lines]

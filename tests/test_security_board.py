@@ -266,3 +266,51 @@ def test_a_recorded_answer_does_not_fit_a_new_seed(flashed, tmp_path):
     assert fl.compare_answer(fl.expected_answer(files, man, s2), a2) == []
     replay = fl.compare_answer(fl.expected_answer(files, man, s2), a1)
     assert replay and all(what == "mismatch" for _, what in replay)
+
+
+def test_repl_commands_refuse_a_production_board_before_trying_the_repl(
+        flashed, tmp_path, monkeypatch, capsys):
+    # Issue 29 item 2/5: `vectors` and `rank --port` spent mpremote's whole timeout
+    # (10-19 s) breaking into a REPL a production board does not have before saying so.
+    # The loop's own answer to `version` says the mode at once: mpremote is never tried.
+    from mpremote import transport_serial
+
+    from host_tools.cli import main as cli_main
+    tried = []
+    monkeypatch.setattr(transport_serial.SerialTransport, "enter_raw_repl",
+                        lambda self, *a, **k: tried.append(a) or (_ for _ in ()).throw(
+                            transport_serial.TransportError("no raw REPL")))
+    flash, keys = clone(flashed, tmp_path)
+    with virtual_board(flash, service=False) as st:
+        for args in (["vectors", "--port", st["port"]],
+                     ["rank", "--port", st["port"], "--game", "nj-5card",
+                      "As", "Ks", "Qs", "Js", "Ts"]):
+            assert cli_main(args) == 2, args
+            err = capsys.readouterr().err
+            assert "hold the service switch" in err and len(err.splitlines()) == 1, err
+    assert tried == []
+
+
+def test_a_wrong_key_is_named_before_any_mac_and_never_tilts(flashed, tmp_path):
+    # Issue 29 item 8: a wrong --board-id key got bad_mac with no hint, and three tries
+    # tilted the table. The board says its key's fingerprint (`version`); the host
+    # checks it before sending a MAC, and finds the key by it when no id is given.
+    flash, keys = clone(flashed, tmp_path)
+    KeyStore(keys.folder).provision("other")  # another board's key in the same store
+    with virtual_board(flash, service=False) as st:
+        p = st["port"]
+        for _ in range(4):
+            r = cli("tilt-clear", "--port", p, "--board-id", "other", "--operator",
+                    "tech1", keys=keys)
+            err = r.stderr.strip()
+            assert r.returncode == 2 and len(err.splitlines()) == 1, err
+            assert "not this board's" in err and keys.folder.name in str(keys.folder)
+        r = cli("table", "--port", p, "status", "version", keys=keys)
+        status_, version = [json.loads(x) for x in r.stdout.splitlines()]
+        assert status_["tilts"] == [], status_  # no MAC was ever tried
+        from host_tools.auth import fingerprint
+        assert version["key_fingerprint"] == fingerprint(keys.load_key("t1"))
+        # No --board-id: the store's key with the board's fingerprint.
+        r = cli("config", "--port", p, "--game", "nj-5card", "--seats", "2", "--json",
+                keys=keys)
+        assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stderr

@@ -92,8 +92,24 @@ def test_cli_table_commands_in_production_and_the_clock(flashed, tmp_path):
     with virtual_board(flash, service=False) as st:
         p = st["port"]
         r = cli("config", "--port", p, "--board-id", "s1", "--game", "nj-5card",
-                "--seats", "2")
+                "--seats", "2", "--json")
         assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stderr
+        # Issue 29 item 4: human text by default; a refused line exits 1, its reply on
+        # stdout and the refusal once on stderr; recall --json is JSON and nothing else.
+        r = cli("config", "--port", p, "--board-id", "s1", "--game", "nj-5card",
+                "--seats", "2")
+        assert r.returncode == 0 and r.stdout == "configured nj-5card, 2 seats\n", r
+        r = cli("config", "--port", p, "--board-id", "s1", "--game", "nj-5card",
+                "--seats", "99")
+        assert r.returncode == 1 and r.stdout == "" and "config refused" in r.stderr, r
+        assert len(r.stderr.strip().splitlines()) == 1
+        r = cli("table", "--port", p, "status", "no-such-verb")
+        assert r.returncode == 1 and len(r.stdout.splitlines()) == 2, r
+        assert "1 of 2 lines refused" in r.stderr
+        r = cli("recall", "--port", p, "--json", "3")
+        assert r.returncode == 0 and json.loads(r.stdout) == [], r  # nothing else on stdout
+        r = cli("recall", "--port", p, "3")
+        assert r.returncode == 0 and r.stdout == "no rounds recorded yet\n", r
         r = cli("shoe", "--port", p, "--board-id", "s1", "--game", "nj-5card",
                 "--seats", "2", "--rounds", "2", "--seed", "5")
         assert r.returncode == 0 and r.stdout.count("house net") == 2, r.stderr
@@ -103,6 +119,14 @@ def test_cli_table_commands_in_production_and_the_clock(flashed, tmp_path):
         png = tmp_path / "s.png"
         r = cli("screenshot", "--port", p, str(png))
         assert r.returncode == 0 and png.stat().st_size > 100, r.stderr
+        # Issue 29 item 2: meters and tilt are commands of their own, in production too.
+        r = cli("meters", "--port", p, "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["totals"]["rounds"] == 2, r.stderr
+        r = cli("meters", "--port", p)
+        assert r.returncode == 0 and "all games: 2 rounds" in r.stdout, r.stderr
+        r = cli("tilt", "--port", p)
+        assert r.returncode == 0 and "no tilt" in r.stdout, r.stderr
+        assert json.loads(cli("tilt", "--port", p, "--json").stdout)["active"] == []
         r = cli("table", "--port", p, "clock", "tilt")
         assert r.returncode == 0, r.stderr
         clock, tilt = [json.loads(x) for x in r.stdout.splitlines()]
@@ -141,3 +165,37 @@ def _payloads(data):
         except ValueError:
             i = text.find('{"', i + 1)
     return out
+
+
+def test_export_over_the_protocol_line_in_production(flashed, tmp_path):
+    # Issue 29 item 2: `pitboss export` used the raw REPL, so a production board (no
+    # REPL) refused it, yet export is how such a table clears journal_full. It is
+    # protocol lines now: records checked (seq, CRC, MAC), stored, then acknowledged.
+    base, keys = flashed
+    flash = tmp_path / "flash"
+    shutil.copytree(base / "flash", flash)
+    env = dict(os.environ, PITBOSS_KEYS=str(keys.folder))
+    store = tmp_path / "store"
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "host_tools", *args], cwd=REPO,
+                              env=env, capture_output=True, text=True, timeout=300)
+
+    with virtual_board(flash, service=False) as st:
+        p = st["port"]
+        assert probe(p) == PRODUCTION
+        r = cli("shoe", "--port", p, "--board-id", "s1", "--game", "nj-5card",
+                "--seats", "2", "--rounds", "2", "--seed", "5")
+        assert r.returncode == 0, r.stderr
+        r = cli("export", "--json", "--port", p, "--board-id", "s1", "--store", str(store))
+        assert r.returncode == 0, r.stderr
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+        with ProtocolLink(p) as link:
+            link.ready()
+            acked = link.request("status")
+    from host_tools import export as ex
+    recs = ex.read_store(res["store"])
+    assert [x["seq"] for x in recs] == list(range(1, res["last"] + 1))
+    assert res["acked"] == res["last"] and res["exported"] == res["last"]
+    assert sum('"ev":"settle"' in x["payload"] for x in recs) == 2
+    assert acked["ok"]

@@ -326,9 +326,11 @@ def test_pai_gow_round_with_copies_commission_and_discards():
     assert r["banker"]["rule"] == "no_pair" and sorted(r["banker"]["low"]) == ["9c", "Kd"]
     assert len(r["discards"]) == 4 * 7  # positions of seats 2, 3, 5, 6
     assert t.phase == table.SETTLED
-    # What the table keeps of it (the display's rows), not the result itself
-    assert t.settled_rows() == ((1, s1["high_category"], "lose"),
-                                (4, s4["high_category"], "win"))
+    # What the table keeps of it (the display's pay screen), not the result itself
+    low = "".join(c[0] for c in r["banker"]["low"])
+    assert t.settled_rows() == ((1, r["banker"]["high_category"], low),
+                                ((1, s1["amount"], "".join(c[0] for c in s1["low"])),
+                                 (4, s4["amount"], "".join(c[0] for c in s4["low"]))))
 
 
 @pytest.mark.parametrize("foul_rule, outcome, amount, set_by", [

@@ -92,7 +92,7 @@ def test_bad_beat_pays_the_play_on_a_losing_straight_or_better():
     r = settle("4s 5h 6d", "9h Th Jh")
     assert r["results"]["ante"]["amount"] == -10
     assert r["results"]["play"] == {"wager": 10, "outcome": "win", "line": "straight",
-                                    "amount": 400}
+                                    "amount": 400, "rule": "bad_beat"}
     # the certificate holder's table may start the bad beat at a flush instead ...
     r = settle("2c 7c 9c", "4s 5h 6d", bad_beat="flush")
     assert r["results"]["play"]["amount"] == 300

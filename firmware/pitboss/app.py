@@ -28,6 +28,12 @@ _LINE_MAX = const(512)  # a longer line is refused whole (bad_format), never cut
 # drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
 # megabyte of junk cannot starve the shoe's UART (256-byte rxbuf, ~270 ms at 9600 baud).
 _DRAIN_MAX = const(1024)
+# Bytes read at once where the board says how many wait (serve's waiting()): MicroPython's
+# USB stdin ring buffer holds at most 511.
+_CHUNK = const(256)
+# What one skip() (up to a ring buffer of junk dropped, no Python work per byte) counts
+# against _DRAIN_MAX: 64 of them per pass, so the shoe is still served every few ms.
+_SKIP_COST = const(16)
 # A collection whenever this many bytes were allocated since the last one: MicroPython
 # otherwise collects only when the heap is full, so garbage (replies, parsed lines) would
 # take the free heap down to nothing between collections. Measured on the emulated Pico:
@@ -49,7 +55,8 @@ SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 
 
 class App:
-    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None):
+    def __init__(self, hw, root="", clock=None, rng=None, check_firmware=True, fs=None,
+                 region=None):
         self.hw = hw
         t0 = now_ms()  # the modules imported by now: chip time since reset (MicroPython)
         self.display = None
@@ -66,9 +73,15 @@ class App:
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
         # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
+        # The journal's flash region, where the board has one (boards/: a raw region on
+        # the pitboss image, sector files on a stock one); else the segment files.
+        if region is None and hasattr(hw, "journal_region"):
+            region = hw.journal_region(root, fs)
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
-                              display=self.display,
+                              display=self.display, region=region,
                               integrity=self._firmware_problems if check_firmware else None)
+        from pitboss import service  # (a module the loop imports anyway)
+        self.ctl.production = not service.requested(hw)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the
         # table's shoe; without a registered deck the serial shoe is.
         self.reader = self.deckmap = self.registration = None
@@ -154,7 +167,10 @@ class App:
         # The boot check: every file on the filesystem, and the manifest's seal under the
         # board's key (none before provisioning: then nothing can be configured either).
         # Only a flashed board has a manifest; host-run firmware passes check_firmware=False.
-        return ["%s: %s" % p for p in integrity.check(root="/", mac=self.ctl.auth.mac())]
+        # On the pitboss image the manifest also lists the program flash (core and ROMFS),
+        # which the frozen main.py hashed moments ago: cached, not hashed twice.
+        return ["%s: %s" % p for p in integrity.check(root="/", mac=self.ctl.auth.mac(),
+                                                      cached=True)]
 
     # ---- integrity and keys from production (docs/security.md) ------------------------
     def cmd_verify(self, args):
@@ -202,6 +218,16 @@ class App:
 
         reply = protocol.COMMANDS["version"](args)
         reply["mode"] = "service" if service.requested(self.hw) else "production"
+        # Who this board is, for the host's key store: the chip's unique id (boards/)
+        # and its key's fingerprint (never the key).
+        # (Keys of more than 10 characters, and names MicroPython has in ROM: no new
+        # interned names, DEVELOPERS.md.)
+        u = getattr(self.hw, "unique_id", None)
+        try:
+            reply["unique_id"] = u() if u is not None else None
+        except Exception:  # noqa: BLE001  (a board without one still answers)
+            reply["unique_id"] = None
+        reply["key_fingerprint"] = getattr(self.ctl.auth, "id", None)
         return reply
 
     def cmd_screen(self, args):
@@ -265,6 +291,7 @@ class App:
             # Only now, with the card journalled (or refused), may the shoe send the next
             # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
             self.shoe.ack(got[1])
+            self.ctl.redraw()  # after the acknowledgement: the shoe is not kept waiting
 
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----
     def cmd_deck_register(self, args):
@@ -499,6 +526,29 @@ class LineReader:
             self.n += 1
         return None
 
+    def extend(self, buf, n, line):
+        """feed() over buf[0:n], calling line(result) for each line or refusal. The rest
+        of a refused line is skipped in bulk, find() of its end, not a byte at a time
+        (issue 29: a 1 MB junk line cost ~62 us a byte on a Pico)."""
+        i = 0
+        while i < n:
+            if self.bad:
+                j = buf.find(b"\n", i, n)
+                k = buf.find(b"\r", i, n if j < 0 else j)
+                if k >= 0:
+                    j = k
+                if j < 0:
+                    return
+                self.bad = False
+                self.n = 0
+                line(False)
+                i = j + 1
+                continue
+            r = self.feed(buf[i])
+            i += 1
+            if r is not None:
+                line(r)
+
 
 def _internal(where, e):
     return {"ok": False, "error": {"code": "internal",
@@ -677,10 +727,17 @@ def main(service=False):
         write(_internal("watchdog", e))
     if wdt is not None:
         a.ctl.feed = wdt.feed  # long reads (recall) feed it as they go
+    ring = None
+    make = getattr(hw, "stdin", None)
+    if make is not None:
+        try:
+            ring = make()
+        except Exception as e:  # noqa: BLE001  (byte by byte still serves)
+            write(_internal("stdin", e))
     try:
         while True:  # never exits: anything a pass raises is answered, the loop goes on
             try:
-                serve(a, sys.stdin, write, wdt=wdt)
+                serve(a, sys.stdin, write, wdt=wdt, buffer=ring)
             except Exception as e:  # noqa: BLE001
                 try:
                     write(_internal("loop", e))
@@ -695,22 +752,28 @@ def main(service=False):
 def pump(a, reader, data, write):
     """One pass of the main loop over `data` (bytes that arrived): answer each complete
     line, then deal what the shoe delivered."""
-    for b in data:
-        line = reader.feed(b)
-        if line is not None:
-            _answer(a, line, write)
+    reader.extend(data, len(data), lambda line: _answer(a, line, write))
     _deal(a, write)
     _idle(a, write)  # the VM has no idle passes of its own: a little after each burst
     a.note_mem()
+    # What the bridge compares to know whether this pass wrote to flash (an empty pass
+    # that tilted: the shoe's resend timeout).
+    c = a.ctl
+    j = getattr(c, "journal", None)
+    t = getattr(c, "tilt", None)
+    return "%s/%s" % (j.last_seq if j is not None else 0, t.n if t is not None else 0)
 
 
-def serve(a, stream, write, poll_ms=10, wdt=None):
+def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
     """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
     stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
     has one), so no input can raise a decoding error here. Each pass feeds the watchdog,
     takes every byte waiting (up to _DRAIN_MAX, then the shoe is served and the next pass
     goes on at once), answers each complete line and deals the shoe's cards; a pass in
-    which no input came does a little idle work (the journal's check after boot)."""
+    which no input came does a little idle work (the journal's check after boot).
+    buffer: (any, discard) where the board can see its input buffer (boards/pico.py
+    stdin): waiting bytes are read in chunks, and the rest of a refused line is
+    dropped from the buffer in bulk."""
     import select
 
     poller = select.poll()
@@ -722,24 +785,48 @@ def serve(a, stream, write, poll_ms=10, wdt=None):
     one = bytearray(1)
     reader = LineReader()
     wait = poll_ms
+    waiting, skip = buffer if buffer is not None else (None, None)
+    chunk = bytearray(_CHUNK) if waiting is not None else None
+
+    def send(line):  # (a name the firmware has: qstrs are heap for good)
+        _answer(a, line, write)
+        a.note_mem()
+        if wdt is not None:
+            # After every line, not only every pass: a pass answers every line waiting
+            # (up to _DRAIN_MAX bytes), and a burst of slow ones (a dozen `mem`, 0.7 s
+            # each on a Pico) outlasted WDT_MS and reset the chip.
+            wdt.feed()
+
     while True:
         if wdt is not None:
             wdt.feed()
         _deal(a, write)
         got = 0
-        while got < _DRAIN_MAX and _ready(poll, wait if not got else 0):
+        # Inside a refused line's rest the pass waits a little for the next USB packet
+        # instead of ending: a pass (the shoe served, the watchdog fed) per 64-byte
+        # packet was most of a junk megabyte's chip time.
+        while got < _DRAIN_MAX and _ready(poll, wait if not got else
+                                          (1 if reader.bad and skip is not None else 0)):
+            if reader.bad and skip is not None:
+                if skip():  # the refused line's rest, dropped where it lies
+                    got += _SKIP_COST
+                    continue
+            # How many bytes wait (the board's count of its USB input, when it has one):
+            # many are read with one readinto and their lines found in bulk.
+            k = waiting() if waiting is not None else 0
+            if k > 1:
+                if k > _CHUNK:
+                    k = _CHUNK
+                raw.readinto(chunk, k)  # k are there: it cannot block
+                got += k
+                reader.extend(chunk, k, send)
+                continue
             if not raw.readinto(one):
                 return  # the host closed the line (a board's USB serial never does)
             got += 1
             line = reader.feed(one[0])
             if line is not None:
-                _answer(a, line, write)
-                a.note_mem()
-                if wdt is not None:
-                    # After every line, not only every pass: a pass answers every line
-                    # waiting (up to _DRAIN_MAX bytes), and a burst of slow ones (a dozen
-                    # `mem`, 0.7 s each on a Pico) outlasted WDT_MS and reset the chip.
-                    wdt.feed()
+                send(line)
         if not got:
             _idle(a, write)
         wait = 0 if got >= _DRAIN_MAX else poll_ms

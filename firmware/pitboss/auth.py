@@ -144,6 +144,7 @@ class Auth:
         refused with the reason in self.fault (no_key, key_corrupt, counter_corrupt);
         the controller tilts on key_corrupt/counter_corrupt (auth_store_corrupt)."""
         self._mac = None
+        self.id = None  # the key's fingerprint (below)
         try:
             key = self._key.load()
         except SlotCorrupt:
@@ -166,6 +167,9 @@ class Auth:
             self.fault = "counter_corrupt"
             return self
         self._mac = Mac(key)
+        # 8 hex digits of SHA-256 of the key (as the host's key store prints it): the
+        # host checks it names the right key before it sends any MAC (issue 29).
+        self.id = hexlify(hashlib.sha256(key).digest()).decode()[:8]
         self.counter = n
         self.fault = None
         return self

@@ -9,6 +9,23 @@ except ImportError:  # CPython: const() is only a compile-time hint on the board
         return __x
 
 
+def forget(name):
+    """Drop module `name` (dotted) from sys.modules and from its package on MicroPython,
+    so its code and tables are collected once nothing else holds them: for modules a
+    board needs only while it takes a configuration (house ways, the paytable
+    registry; each is heap for good otherwise, issue 11's budget). CPython keeps it (no
+    heap to fit, and host callers hold the module)."""
+    import sys
+
+    if sys.implementation.name != "micropython":
+        return
+    sys.modules.pop(name, None)
+    i = name.rfind(".")
+    pkg = sys.modules.get(name[:i]) if i > 0 else None
+    if pkg is not None and hasattr(pkg, name[i + 1:]):
+        delattr(pkg, name[i + 1:])
+
+
 # The WebAssembly VM (the virtual board) raises emscripten's errno numbers from its
 # filesystem while its `errno` module has MicroPython's: compare OSErrors with these.
 ENOENT = (2, 44)

@@ -49,6 +49,7 @@ import time
 
 from pitboss import games, protocol
 from pitboss.auth import Auth
+from pitboss.cardrec import CardRecord
 from pitboss.cards import parse
 from pitboss.compat import const
 from pitboss.errors import Refused
@@ -167,8 +168,11 @@ def _same(a, b):
 
 
 class Controller:
+    production = False  # the app sets it when the service switch was not held at boot
+
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
-                 integrity=None, segment_size=65536, keep=10, max_payload=6144):
+                 integrity=None, segment_size=65536, keep=10, max_payload=6144,
+                 region=None, segment_sectors=8):
         self._rng = rng
         self.display = display
         self._integrity = integrity  # callable() -> list of problems ([] = approved)
@@ -182,9 +186,18 @@ class Controller:
         # (~66 of that one) for recall. The board's filesystem must hold 11 segments
         # (a rotation writes the new one before the oldest goes) beside the firmware:
         # 704 KB of the Pico's 1,408 KB, with ~140 KB of firmware.
-        self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
-                               segment_size=segment_size, keep=keep,
-                               max_payload=max_payload, commit=True, retain=True)
+        if region is not None:
+            # A flash region from the board (pitboss.region): the journal programs pages
+            # in place of littlefs appends (issue 27); the whole region is its budget.
+            from pitboss.ringjournal import RegionJournal
+
+            self.journal = RegionJournal(region, root + "/journal", snapshot=self._snapshot,
+                                         fs=fs, segment_sectors=segment_sectors,
+                                         max_payload=max_payload, commit=True, retain=True)
+        else:
+            self.journal = Journal(root + "/journal", snapshot=self._snapshot, fs=fs,
+                                   segment_size=segment_size, keep=keep,
+                                   max_payload=max_payload, commit=True, retain=True)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
         self.clock = self.tilt.clock  # pitboss.clock.Clock on a board; set by `clock UNIX`
@@ -197,6 +210,8 @@ class Controller:
         # while the board was off show as a gap (App primes the shoe with it at boot).
         self.shoe_last = None
         self._replaying = False
+        self._card_rec = CardRecord()
+        self._stale = False  # a dealt card changed what the display shows (redraw())
         # True where replies are written out by pitboss.app.json_writer (the main loop):
         # recall's rounds are then a Rows, read from flash as they are written.
         self.stream = False
@@ -419,6 +434,12 @@ class Controller:
                 raise Refused("wrong_phase", "finish or void the round (newround) "
                               "before changing the configuration")
             t = Table(ev["cfg"], rng=self._rng)
+            if self.production and t.unverified and not self._replaying:
+                # issue 30: no unverified default plays in production (one line naming
+                # the table; a journalled configuration still replays)
+                raise Refused("bad_config", "paytable %s is unverified: configure the "
+                              "table your casino posts (production mode)"
+                              % t.unverified[0])
             if t.game != (self.table.game if self.table is not None else None):
                 # The previous game's modules and tables go (issue 11's heap): only once
                 # the new configuration was accepted, so a refused one changes nothing.
@@ -577,18 +598,26 @@ class Controller:
                           "is halted")
 
     def _append(self, ev):
+        if ev["ev"] == "card" and "t" not in ev and len(ev) <= 3:
+            # A dealt card: its record formatted into a buffer allocated once, the bytes
+            # the dict below would have given (pitboss.cardrec; issue 27).
+            t = self.clock()
+            if type(t) is int and t >= 0:
+                return self._journal(self._card_rec.encode(ev["c"], ev.get("s"), t), True)
         if "t" not in ev:
             # When: the host's time once it has set the clock. On a copy: the round's
             # events kept for the next snapshot stay as small as replay needs them.
             rec = dict(ev)
             rec["t"] = self.clock()
             ev = rec
+        # A round's records keep the segment open until its settlement or void
+        # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a card
+        # left on a Pico); between rounds, where exports and recalls run, it is closed.
+        return self._journal(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
+
+    def _journal(self, payload, hold):
         try:
-            # A round's records keep the segment open until its settlement or void
-            # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a
-            # card left on a Pico); between rounds, where exports and recalls run, it
-            # is closed.
-            seq = self.journal.append(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
+            seq = self.journal.append(payload, hold)
         except JournalFull as e:
             self.raise_tilt("journal_full", str(e))
             raise Refused("journal_full", "the journal is full of records not yet "
@@ -650,7 +679,10 @@ class Controller:
         why = "found by a read"
         try:
             if j.state == "open":
-                return j.verify(_VERIFY_RECORDS)
+                left = j.verify(_VERIFY_RECORDS)
+                if not left and self._can_erase():
+                    j.prepare()  # a region's next sector erased ahead (ringjournal)
+                return left
         except JournalCorrupt as e:
             why = "%s %s" % (e.reason, e.where)
         except OSError as e:
@@ -661,6 +693,12 @@ class Controller:
             self.raise_tilt("journal_corrupt", why)
             self._show()
         return 0
+
+    def _can_erase(self):
+        # Never while cards are coming (an erase holds the flash ~45 ms): between rounds,
+        # or before the deal.
+        t = self.table
+        return t is None or t.phase != DEALING
 
     def active_tilts(self):
         a = self.tilt.active()
@@ -724,11 +762,25 @@ class Controller:
             if err and err["code"] not in ("storage_error", "internal_error"):
                 self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
                              err["message"][:80])
+                t = self.table
+                if not self._lost and (t is None or t.phase == CONFIGURED):
+                    # No round in play took it or will be voided: the card belongs to
+                    # no shuffle, so the shoe forgets it (the next round's deck holds
+                    # it again: not a duplicate_card).
+                    self._new_shuffle()
             if reply.get("ok"):
-                self._show()
+                # Drawn by redraw() once the shoe has its acknowledgement: the card's
+                # path journals and answers, the display comes after (issue 27).
+                self._stale = True
             return reply
         except Exception as e:
             return self._fault(e)
+
+    def redraw(self):
+        """Draw what dealt cards changed, if anything (after their acknowledgement)."""
+        if self._stale:
+            self._stale = False
+            self._show()
 
     def _deal_card(self, args):
         self._table()
@@ -782,7 +834,12 @@ class Controller:
         st = {}  # type: dict
         st.update(self.table.status() if self.table else {"phase": "unconfigured"})
         st["tilts"] = self.active_tilts()
+        if self._lost:
+            st["lost"] = self._lost  # the round lost a card: tilt-clear voids it
         st["journal_seq"] = self.journal.last_seq
+        if self.table is not None and self.table.unverified:
+            # issue 30: a placeholder paytable is in use (only service mode lets one in)
+            st["unverified"] = self.table.unverified
         if self.table is not None:
             # What each seat holds so far: dealt cards only. Undealt cards and the shoe
             # order are never known here, so they can never be revealed.
@@ -1113,8 +1170,10 @@ class Controller:
         if t is None:
             d.message("PITBOSS", ["NOT CONFIGURED"])
             return
-        if t.phase == SETTLED:
-            d.result(t.game, t.settled_rows() or (), t.round)
+        if t.phase == SETTLED and t.settled_rows() is not None:
+            # what to pay (issue 30: the pay screen of TableDisplay.result); a round
+            # restored settled from a snapshot has no rows: the status screen says so
+            d.result(t.game, t.settled_rows(), t.round)
             return
         if t.phase == DEALING and t.dealt % _DEAL_REDRAW:
             # A full redraw is 1 KB over I2C (~25 ms at 400 kHz): while cards stream in,

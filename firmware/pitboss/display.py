@@ -12,6 +12,11 @@ import framebuf
 from pitboss.compat import const
 
 _CHAR = const(8)  # font cell, pixels
+# The pay screen's words (_pay), as one const tuple: strings in it are objects, not names
+# interned for good in the chip's qstr pools (a string constant of up to 10 characters
+# would be)
+_PAY = const(("R%d ", "POT", "PAI GOW", " QUAL", " NQ", "D ", "%+d", "WIN", "PUSH",
+              "LOSE", "FOUL", "B %-8s %s", "%d%6s %s"))
 
 # Hand categories (pitboss.profiles names) in at most 8 characters, so a result row
 # "S  CATEGORY OUTC" fits 16 columns. Unknown names are shortened mechanically.
@@ -99,18 +104,53 @@ class TableDisplay:
         self._done()
 
     def result(self, game, rows, round_no=None):
-        """After settlement: per seat (seat, category, outcome), e.g. (3, 'flush', 'win')
-        -> '3  FLUSH     WIN'. More seats than fit end with '+N MORE'."""
+        """After settlement, the pay screen (issue 30): what to pay. rows: (head, seats)
+        as Table.settled_rows() gives them; 8 rows of 16 characters, no paging needed
+        (at most 7 seats at a dealer game, 6 at Pai Gow; more end with '+N MORE'):
+
+          Pai Gow                    Three Card Prime / Caribbean / showdown
+          R12 PAI GOW    (inverse)   R7 D PAIR QUAL   (inverse: the dealer's hand
+          B FULL HSE AK  banker:     1   +30 PAIR      and whether it qualifies,
+          1   +950 WIN  KQ  high     2   -20 HIGH      QUAL / NQ; showdown: R7 POT)
+          2      0 PUSH J9  and low  3  +410 STRAIGHT
+
+        Each seat row: seat, its net amount in the table's units (what to pay or take
+        for all of its wagers, commission included), then at Pai Gow the outcome and
+        the seat's low hand's ranks (FOUL for a fouled hand), else the seat's hand.
+        Drawn after settlement only, never while a card comes in; the SSD1306 driver
+        sends only the pages that changed. (The per-seat WIN/LOSE screen it replaced
+        is gone from the firmware: the board carries only what a table shows.)"""
+        w = _PAY
+        head, seats = rows
         self.fb.fill(0)
-        head = game if round_no is None else "R%d %s" % (round_no, game)
-        self._text(0, head, inverse=True)
-        room = self.rows - 1
-        shown = rows if len(rows) <= room else rows[:room - 1]
-        for i, (seat, category, outcome) in enumerate(shown):
-            self._text(1 + i, "%-2s %-8s %4s" % (str(seat)[:2], short_category(category),
-                                                 outcome.upper()[:4]))
-        if len(shown) < len(rows):
-            self._text(self.rows - 1, "+%d MORE" % (len(rows) - len(shown)))
+        r = w[0] % round_no if round_no is not None else ""
+        if head is None:  # showdown: no dealer, the pot
+            self._text(0, r + w[1], inverse=True)
+            first = 1
+        elif head[0]:  # Pai Gow's banker
+            self._text(0, r + w[2], inverse=True)
+            self._text(1, w[11] % (short_category(head[1]), head[2]))
+            first = 2
+        else:
+            q = w[3] if head[2] else w[4]
+            cat = short_category(head[1])[:self.cols - len(r) - 2 - len(q)]
+            self._text(0, r + w[5] + cat + q, inverse=True)
+            first = 1
+        room = self.rows - first
+        shown = seats if len(seats) <= room else seats[:room - 1]
+        for i in range(len(shown)):
+            seat, amount, word = shown[i]
+            a = w[6] % amount if amount else "0"
+            if head is not None and head[0]:
+                out = w[7] if amount > 0 else (w[8] if amount == 0 else w[9])
+                if word is None:
+                    out, word = w[10], ""
+                line = "%d%7s %-4s %s" % (seat, a, out, word)  # 16 columns
+            else:
+                line = w[12] % (seat, a, short_category(word))  # 16 columns
+            self._text(first + i, line)
+        if len(shown) < len(seats):
+            self._text(self.rows - 1, "+%d MORE" % (len(seats) - len(shown)))
         self._done()
 
     def message(self, title, lines=()):

@@ -470,7 +470,12 @@ def played(p, cards, s=None):
 def best(p, cards):
     """Best hand of the game's size from more cards: (score, hand as played)."""
     check(p, cards, more=True)
-    s = score(p, cards)
+    if p.t2 and len(cards) != p.size:
+        # score()'s fast paths read a five-card table for five or seven cards (native5
+        # unchecked); the two-card game's table is the low-hand one: the core ranks it.
+        s = _eval(p, cards, len(cards))
+    else:
+        s = score(p, cards)
     return s, played(p, cards, s)
 
 

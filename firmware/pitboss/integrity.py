@@ -52,17 +52,14 @@ _CHUNK = const(512)
 _buf = None
 
 
-def file_sha256(path):
-    """Hex SHA-256 of the file's bytes, or None if it cannot be opened."""
+def _feed(h, path):
+    """Hash the file's bytes into `h` through the one shared buffer; OSError if it cannot
+    be read."""
     global _buf
     if _buf is None:
         _buf = bytearray(_CHUNK)
     buf = _buf
-    h = hashlib.sha256()
-    try:
-        f = open(path, "rb")
-    except OSError:
-        return None
+    f = open(path, "rb")
     try:
         while True:
             n = f.readinto(buf)
@@ -72,6 +69,38 @@ def file_sha256(path):
             h.update(buf if n == _CHUNK else memoryview(buf)[:n])
     finally:
         f.close()
+
+
+def is_region(path):
+    """A manifest entry that is program flash, not a file: "@core/N" (the MicroPython core
+    the UF2 wrote, N bytes from the flash's start) or "@romfs/N" (the first N bytes of the
+    ROMFS partition, where `pitboss flash` deploys the firmware on the pitboss image:
+    boards/rp2/PITBOSS_PICO). The frozen pitboss_program module maps them (memory-mapped
+    reads, no copy); a board without it (a stock image, CPython) has no such region."""
+    return path[:1] == "@"
+
+
+def _program():
+    try:
+        # frozen into the pitboss image only
+        import pitboss_program  # pyright: ignore[reportMissingImports]
+
+        return pitboss_program
+    except ImportError:
+        return None
+
+
+def file_sha256(path):
+    """Hex SHA-256 of the file's bytes (or of the program flash a region entry names), or
+    None if it cannot be opened."""
+    if is_region(path):
+        prog = _program()
+        return prog.sha256_hex(path) if prog else None
+    h = hashlib.sha256()
+    try:
+        _feed(h, path)
+    except OSError:
+        return None
     return hexlify(h.digest()).decode()
 
 
@@ -120,10 +149,17 @@ def listed(root=""):
 
 def files(root="/"):
     """Every file under `root`, sorted. On the virtual board /dev and /proc are the C
-    runtime's device folders, not flash (the bridge never stores them), so skipped."""
+    runtime's device folders, not flash (the bridge never stores them), so skipped; on
+    the pitboss image /rom is the ROMFS mount, which listing / shows too: its bytes are
+    the @romfs region the manifest lists, not files on littlefs."""
     import sys
 
-    skip = ("/dev", "/proc") if sys.platform == "webassembly" and root == "/" else ()
+    skip = ()
+    if root == "/":
+        if sys.platform == "webassembly":
+            skip = ("/dev", "/proc")
+        elif _romfs_bytes():
+            skip = ("/rom",)
     out = []
     _walk(root.rstrip("/"), skip, out)
     out.sort()
@@ -208,13 +244,15 @@ def write_manifest(text, path=MANIFEST):
     os.rename(tmp, path)
 
 
-def check(path=MANIFEST, root=None, mac=None):
+def check(path=MANIFEST, root=None, mac=None, cached=False):
     """Re-hash every file the manifest lists. Returns a list of (path, problem), empty when
     all is well; problem is 'no manifest', 'pending' (a flash did not finish), 'missing',
     'mismatch' or 'malformed'. With `root` (the boot check: "/"), every file under it
     that is neither listed nor data is 'unlisted'. With `mac` (a Mac under the board's
     key; None when the board has no key yet), the seal must match: 'unsealed' or
-    'seal mismatch'."""
+    'seal mismatch'. Region entries (is_region) are hashed like files; with `cached`
+    (the boot check) a region the frozen main.py already hashed this boot against this
+    manifest (pitboss_program.verified) is not hashed again."""
     text = read_manifest(path)
     if text is None:
         return [(path, "no manifest")]
@@ -238,7 +276,12 @@ def check(path=MANIFEST, root=None, mac=None):
         if not digest:
             problems.append((fpath, "malformed"))
             continue
-        actual = file_sha256(fpath)
+        actual = None
+        if cached and is_region(fpath):
+            prog = _program()
+            actual = prog.verified.get(fpath) if prog else None
+        if actual is None:
+            actual = file_sha256(fpath)
         if actual is None:
             problems.append((fpath, "missing"))
         elif actual != digest:
@@ -268,7 +311,20 @@ def describe(paths):
         "manifest": read_manifest(),
         "hashes": {p: file_sha256(p) for p in paths},
         "files": [p for p in files("/") if is_code(p)],
+        "romfs": _romfs_bytes(),
     })
+
+
+def _romfs_bytes():
+    """The size of the board's ROMFS partition (0: none, as on a stock image): where
+    `pitboss flash` deploys the firmware instead of copying files (the pitboss image)."""
+    try:
+        import vfs
+
+        dev = vfs.rom_ioctl(2, 0)  # pyright: ignore  (v1.27's ROMFS, not in the stubs)
+        return 0 if isinstance(dev, int) else len(memoryview(dev))
+    except (ImportError, AttributeError, OSError, TypeError):
+        return 0
 
 
 def seeded_answer(seed, root="/"):
@@ -279,31 +335,29 @@ def seeded_answer(seed, root="/"):
     without the seed in advance, no stored answer fits."""
     if not SEED_MIN <= len(seed) <= SEED_MAX:
         raise ValueError("seed must be %d..%d bytes" % (SEED_MIN, SEED_MAX))
-    global _buf
-    if _buf is None:
-        _buf = bytearray(_CHUNK)
-    buf = _buf
     mac = Mac(seed)
     total = mac.start()
     out = []
     base = root.rstrip("/")
     known = listed(base)
-    for p in files(root):
-        rel = p[len(base):]
+    # The program flash the manifest lists ("@..." sorts after every "/..." path).
+    regions = sorted(p for p in known if is_region(p))
+    prog = _program() if regions else None
+    for p in files(root) + regions:
+        rel = p if is_region(p) else p[len(base):]
         if not is_code(rel) and rel not in known:
             continue
         name = rel.encode()
         h = mac.start()
         h.update(name + b"\0")
-        f = open(p, "rb")
-        try:
-            while True:
-                n = f.readinto(buf)
-                if not n:
-                    break
-                h.update(buf if n == _CHUNK else memoryview(buf)[:n])
-        finally:
-            f.close()
+        if is_region(p):
+            mem = prog.region(p) if prog else None
+            if mem is None:
+                continue  # not this image's: the verifier counts it missing
+            for i in range(0, len(mem), _CHUNK * 16):
+                h.update(mem[i:i + _CHUNK * 16])
+        else:
+            _feed(h, p)
         d = mac.finish(h)
         total.update(name + b"\0" + d)
         out.append([name.decode(), hexlify(d).decode()])

@@ -807,6 +807,11 @@ class Journal:
             raise
         return seq
 
+    def prepare(self, erases=1):
+        """Erase ahead of need: nothing to do on segment files (the filesystem erases);
+        pitboss.ringjournal's journal on a flash region does. True: ready."""
+        return True
+
     def reserve(self, nbytes=None):
         """Make sure the next append of up to `nbytes` payload bytes (default max_payload)
         will not start a segment, starting one now if it would. For a caller that applies
@@ -974,12 +979,8 @@ class Journal:
         first. Returns the bytes still unchecked (0: the journal is wholly checked, as
         open() would have). Raises JournalCorrupt (the journal then refuses use, as after
         open())."""
-        if self._state != "open":
-            return 0
-        for seg in self._segs:
-            if seg.vend:
-                break
-        else:
+        seg = self._to_verify()
+        if seg is None:
             return 0
         path = self._name(seg.number)
         try:
@@ -1015,6 +1016,14 @@ class Journal:
             raise
         self._voff, self._vseq = off, seq
         return self.unchecked
+
+    def _to_verify(self):
+        # The oldest segment open(lazy=True) left unchecked; None: none, or not open.
+        if self._state == "open":
+            for seg in self._segs:
+                if seg.vend:
+                    return seg
+        return None
 
     # -- after corruption --
     def quarantine(self, min_seq=1):

@@ -7,7 +7,15 @@
 #
 # Where a default could not be taken from a posted table, its `verified` flag is False
 # and docs/games.md says so: such a default is a placeholder until the casino configures
-# the table it actually posts.
+# the table it actually posts. A table that uses an unverified default refuses to open
+# in production (pitboss.controller: bad_config naming the table) and every status says
+# so in service mode (Table.status()["unverified"]).
+#
+# Every table has a name; a configuration may name a published table instead of listing
+# its lines ("paytables": {"call": "pa-671a.12d"}). Only tables whose text we hold are
+# here: 58 Pa. Code § 679a.12's lettered Three Card Prime tables (Pair Bonus, Play with
+# its Bad Beat Bonus, All-Six) were not available to us (docs/games.md, Paytables), so
+# those kinds keep their unverified placeholders until the casino configures its own.
 from pitboss.compat import const
 from pitboss.errors import Refused
 
@@ -41,6 +49,7 @@ DEFAULTS = {
     # identical table is posted in regulation as 58 Pa. Code § 671a.12(d) (Lunar Poker,
     # Bet Wager). Loto-Québec's own posted table was not retrievable: configure yours.
     "call": {
+        "name": "pa-671a.12d",
         "source": "classic Caribbean Stud call schedule = 58 Pa. Code § 671a.12(d)",
         "verified": True,
         "lines": {"royal_flush": 100, "straight_flush": 50, "four_of_a_kind": 20,
@@ -50,6 +59,7 @@ DEFAULTS = {
     # Three Card Prime Play wager. The game's posted Play paytable (58 Pa. Code § 679a.12)
     # was not available to us: this placeholder pays even money on every line.
     "play": {
+        "name": "placeholder-even",
         "source": "placeholder: even money (posted Three Card Prime Play table not "
                   "available)",
         "verified": False,
@@ -60,6 +70,7 @@ DEFAULTS = {
     # the mini-royal pays as a straight flush unless configured. Three Card Prime's
     # fourth "Pair Bonus card" (a deuce raises the win) is not modelled.
     "pair_bonus": {
+        "name": "tcp-pair-plus-40-30-6-4-1",
         "source": "Three Card Poker Pair Plus schedule 40/30/6/4/1 (not Three Card "
                   "Prime's own)",
         "verified": False,
@@ -70,6 +81,7 @@ DEFAULTS = {
     # dealer's) of one colour 4 to 1 (Wizard of Odds, Three Card Prime, rule 14;
     # 58 Pa. Code § 679a.7(d)(2)).
     "prime": {
+        "name": "woo-prime-4-3",
         "source": "Wizard of Odds, Three Card Prime, rule 14",
         "verified": True,
         "lines": {"six_same_colour": 4, "three_same_colour": 3},
@@ -77,6 +89,7 @@ DEFAULTS = {
     # All-Six Bonus (pa-all-six, PA (d)): the widely published Three Card Poker 6-Card
     # Bonus schedule; the six-card royal, which that schedule lacks, pays as a royal.
     "all_six": {
+        "name": "tcp-6-card-bonus-1000",
         "source": "Three Card Poker 6-Card Bonus schedule 1000/200/50/25/20/10/5",
         "verified": False,
         "lines": {"six_card_royal_flush": 1000, "royal_flush": 1000,
@@ -108,9 +121,19 @@ def validate(kind, lines):
     if kind not in LINES:
         raise _bad("unknown paytable %r (paytables: %s)"
                           % (kind, ", ".join(sorted(LINES))))
-    if not isinstance(lines, dict) or not lines:
-        raise _bad("paytable %s must be a non-empty dict of line -> odds" % kind)
     known = LINES[kind]
+    if isinstance(lines, (list, tuple)) and len(lines) == len(known):
+        # The short form, one odds per line in LINES order (None: a line not on the
+        # table, it loses): an authenticated command is at most 512 characters, and
+        # Three Card Prime's three tables written as dicts do not fit one (issue 30).
+        d = {}
+        for i in range(len(known)):
+            if lines[i] is not None:
+                d[known[i]] = lines[i]
+        lines = d
+    if not isinstance(lines, dict) or not lines:
+        raise _bad("paytable %s must be a non-empty dict of line -> odds, or a list of "
+                   "%d odds in the order %s" % (kind, len(known), ", ".join(known)))
     out = {}
     for line in lines:
         if line not in known:
@@ -129,6 +152,19 @@ def default(kind):
     return validate(kind, DEFAULTS[kind]["lines"])
 
 
+def unverified(kinds, overrides):
+    """The tables in use (of `kinds`, given `overrides` as resolve() takes them) that are
+    unverified defaults, as "KIND NAME" strings (empty: every table is verified or the
+    casino's own)."""
+    out = []
+    for kind in kinds:
+        v = overrides.get(kind) if isinstance(overrides, dict) else None
+        d = DEFAULTS[kind]
+        if (v is None or v == d["name"]) and not d["verified"]:
+            out.append("%s %s" % (kind, d["name"]))
+    return out
+
+
 def resolve(kinds, overrides):
     """The paytables of one game: each of `kinds` from `overrides` if given there (a
     posted table replaces the default whole, never line by line), else the default."""
@@ -144,16 +180,19 @@ def resolve(kinds, overrides):
     out = {}
     for kind in kinds:
         if kind in overrides:
-            out[kind] = validate(kind, overrides[kind])
+            v = overrides[kind]
+            if isinstance(v, str):
+                # a published table by name (its kind's default is the only one we hold
+                # of each kind: see the header)
+                d = DEFAULTS[kind]
+                if d["name"] != v:
+                    raise _bad("paytable %s has no published table %r (published: %s; "
+                               "or give its lines)" % (kind, v, d["name"]))
+                v = d["lines"]
+            out[kind] = validate(kind, v)
         else:
             out[kind] = default(kind)
     return out
-
-
-def pays(amount, odds):
-    """Winnings (not counting the returned stake) of `amount` at odds (N, D), rounded
-    down to the table's smallest unit."""
-    return amount * odds[0] // odds[1]
 
 
 def as_config(table):

@@ -22,9 +22,9 @@
 #
 # Randomness (the Pai Gow dice) is injected: `rng(n)` returns an int in [0, n).
 # Simulated rounds (host tools and tests) are in pitboss.sim, which no board imports.
-from pitboss import games, paytables
+from pitboss import games
 from pitboss.cards import JOKER, name, parse
-from pitboss.compat import const
+from pitboss.compat import const, forget
 from pitboss.errors import Refused
 from pitboss.profiles import get
 
@@ -66,9 +66,29 @@ def _config(config):
         if k not in g.HOUSE:
             raise _bad("%r is not a house rule of %s (rules: %s)"
                        % (k, game, ", ".join(g.HOUSE) or "none"))
+    # The paytable registry (every default with its source, the checks) is needed only
+    # while a configuration is taken: imported here and dropped again, as the house
+    # ways are (4.9 KB of a Pico's heap for good otherwise, measured; the survive
+    # session went under its 64 KB floor). The games settle from the resolved tables;
+    # Table.config() gives back the form kept here.
+    from pitboss import paytables
+
+    pt = config.get("paytables")
+    try:
+        tables = paytables.resolve(g.PAYTABLES, pt)
+        unverified = paytables.unverified(g.PAYTABLES, pt)
+        shown = {}
+        for k in tables:
+            shown[k] = paytables.as_config(tables[k])
+        for u in unverified:
+            # an unverified default by its name (so a restored table stays one)
+            k, _, n = u.partition(" ")
+            shown[k] = n
+    finally:
+        forget("pitboss.paytables")
     return {"game": game, "module": g, "profile": p, "seats": seats,
-            "house": g.house(p, given),
-            "paytables": paytables.resolve(g.PAYTABLES, config.get("paytables"))}
+            "house": g.house(p, given), "paytables": tables, "unverified": unverified,
+            "paytables_shown": shown}
 
 
 def _who(r):
@@ -120,6 +140,11 @@ class Table:
         return self._c["paytables"]
 
     @property
+    def unverified(self):
+        """The unverified default paytables in use ("KIND NAME"; paytables.unverified)."""
+        return self._c["unverified"]
+
+    @property
     def rng(self):
         return self._rng
 
@@ -159,11 +184,8 @@ class Table:
         for k in self._c["house"]:
             if k[0] != "_":
                 h[k] = self._c["house"][k]
-        pt = {}
-        for k in self._c["paytables"]:
-            pt[k] = paytables.as_config(self._c["paytables"][k])
         return {"game": self.game, "seats": self._c["seats"], "house": h,
-                "paytables": pt}
+                "paytables": dict(self._c["paytables_shown"])}
 
     def status(self):
         nxt = self._order[self._next] if self.phase == DEALING else None
@@ -372,18 +394,34 @@ class Table:
         # Not the result itself: a settled six-seat Pai Gow round is ~5.4 KB of objects
         # on a Pico (measured, issue 11), held until the next round opens, which is where
         # exports and recalls run and the heap is lowest. Its journal record has it all.
-        self._rows = tuple(_row(s) for s in r["seats"])
+        # What the display shows (settled_rows), worked out here (a function would be
+        # one more name in the chip's qstr pools)
+        b = r.get("banker")
+        d = r.get("dealer")
+        if b is not None:
+            # a low hand's ranks as the dealer reads them: "As Kd" / "Jk=A" -> "AK"
+            head = (1, b["high_category"], "".join(c.split("=")[-1][0] for c in b["low"]))
+        elif d is not None:
+            head = (0, d["category"], d["qualifies"])
+        else:
+            head = None
+        seats = []
+        for x in r["seats"]:
+            if "low" in x:
+                word = None if x.get("outcome") == "foul" else "".join(
+                    c.split("=")[-1][0] for c in x["low"])
+            else:
+                word = x.get("category") or ""
+            seats.append((x["seat"], x["amount"], word))
+        self._rows = (head, tuple(seats))
         self.phase = SETTLED
         return r
 
     def settled_rows(self):
-        """The settled round, one row per seat as the display shows it: ((seat,
-        category, outcome), ...); category is the (high) hand's, outcome win/push/lose or the
-        game's own word (a Pai Gow foul). None before settlement."""
+        """What the dealer's display shows after settlement (TableDisplay.result, the
+        pay screen of issue 30): (head, seats). head: (1, banker's high category,
+        banker's low hand's ranks) at Pai Gow, (0, dealer's category, qualifies) at the
+        dealer games, None at showdown; seats: ((seat, net amount, word), ...), word the
+        seat's low hand's ranks at Pai Gow (None for a foul), else its hand's category.
+        None before settlement. (Not the result itself: issue 11's heap.)"""
         return self._rows
-
-
-def _row(s):
-    out = s.get("outcome") or ("win" if s["amount"] > 0 else
-                               "push" if s["amount"] == 0 else "lose")
-    return (s["seat"], s.get("high_category") or s.get("category") or "", out)

@@ -54,11 +54,15 @@ def _default_clock():
 
 
 def check_operator(op):
-    if not isinstance(op, str) or not 0 < len(op) <= 32:
-        raise ValueError("operator id must be 1..32 characters")
-    for c in op:
+    """An operator id is one word on the protocol line: nothing in it can split it or
+    end the line (the host checks it with this same function before sending)."""
+    ok = isinstance(op, str) and 0 < len(op) <= 32
+    for c in op if ok else ():
         if not (c.isalpha() or c.isdigit() or c in "_.-@"):
-            raise ValueError("operator id %r: only letters, digits and _.-@" % op)
+            ok = False
+    if not ok:
+        raise ValueError("operator id %r: 1 to 32 letters, digits and _.-@ (no spaces)"
+                         % (op,))
     return op
 
 

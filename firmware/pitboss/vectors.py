@@ -12,6 +12,8 @@
 #          best-error KIND      `best` of these cards rejected with that kind
 #          best NAME            best hand of the game's size out of these cards is NAME
 #          best-plays C1 ...    and it is played as these cards
+#          houseway WAY R1 R2   Pai Gow: house way WAY (games/houseways.py) puts ranks
+#                               R1 R2 in front (A K ... 2; the joker counts as A)
 # '#' starts a comment line; blank lines are skipped.
 from pitboss import evaluator
 from pitboss.cards import parse_hand
@@ -52,6 +54,8 @@ def check(case):
         p = get(game)
     except Refused as e:
         return None if op == "error" and arg == e.code else str(e)
+    if op == "houseway":
+        return _houseway(p, text, arg)
     got = _outcome(p, text, op in ("best", "best-plays", "best-error"))
     if op in ("error", "best-error"):
         return None if got == arg else "expected error %s, got %r" % (arg, got)
@@ -73,6 +77,23 @@ def check(case):
         return "unknown check %r" % op
     return None if ok else "%s %s failed: %s (%d) vs %s (%d)" % (
         op, arg, p.category(s), s, p.category(o), o)
+
+
+def _houseway(p, text, arg):
+    """The house way named first in `arg` sets the seven cards: are the ranks in front
+    the ones `arg` lists? (Imported here only: a vector file of house ways is Pai Gow.)"""
+    from pitboss.cards import JOKER, RANKS
+    from pitboss.games import houseways, paigow
+
+    words = arg.split()
+    try:
+        high, low, rule = paigow.house_way(p, parse_hand(text), houseways.way(words[0]))
+    except Refused as e:
+        return "refused: %s" % e.code
+    got = sorted(RANKS[12 if c == JOKER else c >> 2] for c in low)  # joker: ace (PR A)
+    want = sorted(words[1:])
+    return None if got == want else "expected %s in front, got %s (%s)" % (
+        " ".join(want), " ".join(got), rule)
 
 
 def run(lines, report=print):

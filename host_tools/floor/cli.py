@@ -275,7 +275,7 @@ def add_floor_commands(sub):
             p.add_argument("--date", help="a whole UTC day, YYYY-MM-DD")
             p.add_argument("--hours", type=float, help="the last N hours")
 
-    p = fs.add_parser("summary", help="per table and shift: rounds, drop, paid, hold %, "
+    p = fs.add_parser("summary", help="per table and shift: rounds, drop, paid, hold %%, "
                       "voids, tilts")
     common(p)
     p.set_defaults(func=cmd_summary)

@@ -14,7 +14,14 @@ from host_tools import sidechannel
 
 HERE = Path(__file__).resolve().parent
 BOARD_MJS = HERE / "board.mjs"
-UF2_NAME = "RPI_PICO-v1.27.0.uf2"
+UF2_NAME = "RPI_PICO-v1.27.0.uf2"  # the stock image (../shared/firmware/)
+# The image the emulated Pico boots by default: the pitboss image, built from its recipe
+# in the repository (boards/rp2/PITBOSS_PICO/build.sh) and committed beside it, pinned by
+# the SHA256SUMS there. `--uf2 stock` / PITBOSS_PICO_UF2=stock boots the stock image.
+PITBOSS_UF2 = Path(__file__).resolve().parents[2] / "boards" / "rp2" / "PITBOSS_PICO" / \
+    "build" / "PITBOSS_PICO.uf2"
+STOCK = "stock"
+PITBOSS = "pitboss"
 BOOTROM_NAME = "rp2040-bootrom-B1.bin"
 # The RP2040's B1 mask ROM is one fixed image; anything else is not the chip we emulate.
 BOOTROM_SHA256 = "90b31e108faedfa6bbcfcc33ba05dac61e645108cfbbdc385f8dafc71fde44ae"
@@ -53,19 +60,23 @@ def _listed(path: Path) -> str | None:
 
 
 def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None):
-    """(uf2 path, bootrom path, uf2 sha256): --uf2, then $PITBOSS_PICO_UF2, then
-    ../shared/firmware/. A UF2 listed in a SHA256SUMS beside it must match it; the bootrom
-    must be the B1 image. FirmwareError (one line) when something is missing or wrong."""
+    """(uf2 path, bootrom path, uf2 sha256): --uf2, then $PITBOSS_PICO_UF2, then the
+    pitboss image committed in boards/rp2/PITBOSS_PICO/build/. "stock" (either way) is
+    the stock image in ../shared/firmware/, "pitboss" the committed one. A UF2 listed in
+    a SHA256SUMS beside it must match it; the bootrom must be the B1 image (beside the
+    UF2, $PITBOSS_PICO_BOOTROM or ../shared/firmware). FirmwareError (one line) when
+    something is missing or wrong."""
     from host_tools.vm.runner import repo_root
 
     repo = repo or repo_root()
+    want_uf2 = str(uf2 or os.environ.get("PITBOSS_PICO_UF2") or PITBOSS)
     cands = []
-    if uf2:
-        cands.append(Path(uf2))
-    elif os.environ.get("PITBOSS_PICO_UF2"):
-        cands.append(Path(os.environ["PITBOSS_PICO_UF2"]))
-    else:
+    if want_uf2 == STOCK:
         cands += [d / UF2_NAME for d in _shared_dirs(repo)]
+    elif want_uf2 == PITBOSS:
+        cands.append(PITBOSS_UF2)
+    else:
+        cands.append(Path(want_uf2))
     found = next((p for p in cands if p.is_file()), None)
     if found is None:
         raise FirmwareError("no Pico firmware at %s: %s" % (cands[0], WHERE))

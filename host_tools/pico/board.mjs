@@ -4,7 +4,7 @@
 // behind a pseudo-terminal (`pitboss board start --kind pico`).
 //
 //   node host_tools/pico/board.mjs --uf2 FILE --bootrom FILE --flash FILE
-//        [--ctl SOCKET] [--gpio N=0|1]... [--no-display] [--no-rfid] [--reset-reason N]
+//        [--ctl SOCKET] [--gpio N=0|1]... [--held FILE] [--no-display] [--no-rfid] [--reset-reason N]
 //        [--flash-erase-ms MS] [--flash-page-ms MS]   (flash.mjs: 45 and 0.7 by default)
 //
 // A watchdog reset (the WDT not fed, or machine.reset()) ends this process with exit code
@@ -15,7 +15,7 @@
 //
 // The five rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3), and the
 // run loop below (5: an idle chip with no timer armed waits for input instead of spinning).
-import { RP2040, ConsoleLogger, LogLevel } from 'rp2040js';
+import { RP2040, ConsoleLogger, LogLevel } from './rp2040.mjs';
 import { loadBootrom, loadUF2 } from './image.mjs';
 import { FlashFile } from './flash.mjs';
 import { CDCLink } from './usbcdc.mjs';
@@ -38,6 +38,7 @@ function parseArgs(argv) {
     else if (k === '--bootrom') a.bootrom = v();
     else if (k === '--flash') a.flash = v();
     else if (k === '--ctl') a.ctl = v();
+    else if (k === '--held') a.held = v();
     else if (k === '--gpio') {
       const [pin, level] = v().split('=');
       a.gpio[Number(pin)] = Number(level) ? 1 : 0;
@@ -114,7 +115,7 @@ for (const u of mcu.uart) fixTxInterrupt(u);
 const uarts = [new UARTLine(mcu, mcu.uart[0]), new UARTLine(mcu, mcu.uart[1])];
 // The acknowledging shoe as a device on each UART, dealt through the control socket.
 const shoes = uarts.map((line) => new AckingShoe(clock, line));
-const gpio = new GPIOLevels(mcu, args.gpio);
+const gpio = new GPIOLevels(mcu, args.gpio, args.held);
 const display = new SSD1306(mcu.i2c[0], 0x3c, args.display, clock);
 const rfid = new MFRC522(mcu, mcu.spi[0], { cs: 17, rst: 20, present: args.rfid });
 

@@ -113,6 +113,12 @@ export class AckingShoe {
     this.acks = 0;         // well-formed acknowledgements heard (any seq)
     this.rx = [];
     this.waiters = [];
+    // Per acknowledged frame: emulated ns from the last byte of its first send on the
+    // line to its acknowledgement heard, resends included: how long the shoe waits for
+    // a card (issue 27's budget).
+    this.latencyNs = [];
+    this.sentEndNs = 0;
+    this.firstSend = true;
     this.timer = clock.createAlarm(() => { this.timer.scheduled = false; this._resend(); });
     this.after = clock.createAlarm(() => { this.after.scheduled = false; this._next(); });
     line.listeners.push((b) => this._heard(b));
@@ -141,7 +147,8 @@ export class AckingShoe {
   state() {
     return { frames: this.frames, sends: this.sends, resends: this.sends - this.frames - (this.cur ? 1 : 0),
              acks: this.acks, queued: this.queue.length + (this.cur ? 1 : 0),
-             dropped: this.line.overruns, timeout_ms: this.timeoutNs / 1e6 };
+             dropped: this.line.overruns, timeout_ms: this.timeoutNs / 1e6,
+             latency_ns: this.latencyNs };
   }
 
   _next() {
@@ -152,12 +159,15 @@ export class AckingShoe {
       return;
     }
     this.seq = parseInt(String.fromCharCode(...this.cur.slice(3, 7)), 16);
+    this.firstSend = true;
     this._send();
   }
 
   _send() {
     this.line.write(this.cur);
     this.sends++;
+    if (this.firstSend) this.sentEndNs = this.clock.nanos + this.line.queue.length * this.byteNs;
+    this.firstSend = false;
     // The timer starts once the frame's last byte is on the line.
     this.timer.schedule(this.line.queue.length * this.byteNs + this.timeoutNs);
   }
@@ -179,6 +189,7 @@ export class AckingShoe {
     this.acks++;
     if (this.cur && seq === this.seq) {
       this.frames++;
+      this.latencyNs.push(this.clock.nanos - this.sentEndNs);
       this.cur = null;
       if (this.timer.scheduled) this.timer.cancel();
       // The acknowledgement takes ACK_LEN byte times to reach the shoe (the model's TX

@@ -6,7 +6,7 @@
 //  4. Bytes from the host are kept in our own queue and handed over one read (at most the
 //     size the firmware armed) at a time, instead of being pushed into rp2040js's 512-byte
 //     FIFO, which drops what does not fit.
-import { USBCDC } from 'rp2040js';
+import { USBCDC } from './rp2040.mjs';
 
 export class CDCLink {
   /** onData(Uint8Array): bytes the board sent; onConnect(): the board enumerated. */

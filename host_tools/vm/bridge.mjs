@@ -224,7 +224,7 @@ function pump(chunk) {
     }
   }
   try {
-    mp.runPython(`__import__('pitboss_board').main_loop(__import__('binascii').unhexlify('${Buffer.from(chunk).toString("hex")}'))`);
+    mp.runPython(`_pb_mark = __import__('pitboss_board').main_loop(__import__('binascii').unhexlify('${Buffer.from(chunk).toString("hex")}'))`);
   } catch (e) {
     // The main loop raised: on a board that ends main.py and leaves the REPL.
     emit(`${e.message}\r\n`);
@@ -281,6 +281,22 @@ if (ctlPath) {
   server.listen(ctlPath);
   server.unref();
 }
+
+// The loop's idle passes. A board's loop polls its input every few ms whether or not a
+// byte came (pitboss.app.serve), which is what checks the shoe's timers: a torn frame
+// nothing intact follows within RESEND_MS is a misdeal (docs/shoe-protocol.md). This VM
+// cannot block, so the bridge runs an empty pass of the loop every TICK_MS while the loop
+// owns the port. Flash is written back only when a pass changed something the loop
+// reports (pitboss.app.pump's return: the journal's last seq and the tilt count).
+const TICK_MS = 50;
+let lastMark = null;
+function tick() {
+  if (!mainLoop) return;
+  pump(Buffer.alloc(0));
+  const mark = mp.globals.get("_pb_mark");
+  if (mark !== lastMark || out.length) { lastMark = mark; syncFlash(); flushOut(); }
+}
+setInterval(tick, TICK_MS).unref();
 
 process.stdin.on("data", (chunk) => {
   if (mainLoop) { pump(chunk); syncFlash(); flushOut(); return; }

@@ -92,8 +92,11 @@ def display_part():
     out = []
     d.status("nj-5card", [1, 2, 3, 5], round_no=17, phase="dealing", notes=["SHOE OK"])
     out.append(sha(buf))
-    d.result("pa-three-card-prime", [(1, "flush", "win"), ("D", "straight_flush", "push"),
-                                     (3, "mini_royal", "lose")], round_no=3)
+    d.result("pa-three-card-prime", ((0, "straight_flush", True), (
+        (1, 30, "flush"), (2, -20, "one_pair"), (3, 0, "mini_royal"))), round_no=3)
+    out.append(sha(buf))
+    d.result("pr-pai-gow", ((1, "full_house", "AK"), (
+        (2, 950, "KQ"), (3, 0, "J9"), (4, -100, None))), round_no=12)
     out.append(sha(buf))
     d.alarm("dropped", shoe.describe(shoe.EV_DROPPED, 17, 2) + " ~ \u00e9")
     out.append(sha(buf))

@@ -13,7 +13,7 @@ from pitboss.cards import parse_hand
 from pitboss.compat import const
 from pitboss.games import dealer
 from pitboss.games.dealer import deal_order, decide  # noqa: F401 (the interface)
-from pitboss.paytables import pays
+from pitboss.games.dealer import pays
 from pitboss.profiles import get
 
 GAME = "qc-caribbean"

@@ -6,6 +6,14 @@ from pitboss.cards import name
 from pitboss.errors import Refused
 
 
+def pays(amount, odds):
+    """Winnings (not counting the returned stake) of `amount` at odds (N, D) of a
+    paytable (pitboss.paytables), rounded down to the table's smallest unit. Here, not
+    in paytables: the games settle with it, and the paytable registry is dropped once
+    a configuration is taken (table.py)."""
+    return amount * odds[0] // odds[1]
+
+
 # deal_order and decide have the game interface's signatures (games/__init__.py), so a
 # dealer game imports them as its own.
 def deal_order(t, dice):

@@ -17,15 +17,12 @@ from array import array
 
 from pitboss import evaluator
 from pitboss.cards import JOKER, RANKS, name, parse_hand
-from pitboss.compat import const
+from pitboss.compat import const, forget
 from pitboss.errors import Refused
 from pitboss.profiles import HIGH, PAIR, STRAIGHT, get
 
 _ACE = const(12)  # rank index (deuce = 0); the joker counts here (PR A)
 _KING = const(11)
-_TEN = const(8)
-_SIX = const(4)
-_DEUCE = const(0)
 _MASK = const(0x1FFF)
 _RUNG = const(26)
 
@@ -36,6 +33,15 @@ SPLITS = ((0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (1, 2), (1, 3), (1, 4)
 
 _low = None
 _default_two_pair = None
+# The rule names a house way's rules report (houseways.py, rule byte 1; a const tuple:
+# its strings are objects, not interned names). The first 21 are issue 7's.
+_RULES = const(("no_pair", "one_pair", "two_pair_split", "two_pair_keep", "three_pair",
+                "trips", "three_aces_split", "two_trips", "straight_best_front",
+                "straight_pair_front", "straight_pair_ace", "full_house",
+                "full_house_deuces_ak", "full_house_two_pairs", "quads_keep",
+                "quads_keep_ace", "quads_split", "quads_pair", "quads_trips",
+                "five_aces_split", "five_aces_kings", "quads_keep_king",
+                "straight_trips_pair", "way"))
 
 
 def low():
@@ -62,6 +68,8 @@ TRUMP_PLAZA = {
     "keep": {"low-low": "K", "low-medium": "K", "low-high": "A", "medium-medium": "A",
              "medium-high": None, "high-high": None, "aces": None},
 }
+# per _PAIR_KEYS entry: the lower pair's class and the higher's (0 low, 1 medium, 2 high)
+_TWO_PAIR_CLASSES = const(b"\x00\x00\x00\x01\x00\x02\x01\x01\x01\x02\x02\x02")
 _PAIR_KEYS = ("low-low", "low-medium", "low-high", "medium-medium", "medium-high",
               "high-high", "aces")
 
@@ -82,11 +90,27 @@ def _rank_char(cfg, key, v):
     return r
 
 
-def two_pair_rule(cfg=None):
-    """Validate a two-pair rule (TRUMP_PLAZA's shape) -> (low_max, medium_max, keep)
-    where keep maps a pair key to None or a tuple of minimum single ranks."""
+def two_pair_rule(cfg=None, way=None):
+    """A two-pair rule of TRUMP_PLAZA's shape, validated, as the Gold Star house way
+    (houseways.py) holding it: the way's bytes, for house_way(). `way`: the house way
+    configured with it (None or gold-star; another is refused)."""
+    global _default_two_pair
     if cfg is None:
-        cfg = TRUMP_PLAZA
+        if way is None and _default_two_pair is not None:
+            return _default_two_pair  # the default way, cached
+        # A way by name or as data (None: the default, Gold Star with the Trump Plaza
+        # rule), from houseways.py, which is dropped again once the way's bytes are made:
+        # its code and tables are needed at configuration only (about 4 KB of a Pico's
+        # heap while Pai Gow is played, measured in the survive session); the engine
+        # here reads the bytes.
+        from pitboss.games import houseways
+        try:
+            w = houseways.way(way)
+        finally:
+            forget("pitboss.games.houseways")
+        if way is None:
+            _default_two_pair = w
+        return w
     if not isinstance(cfg, dict):
         raise _bad("two-pair rule must be a dict like paigow.TRUMP_PLAZA, got %r"
                           % (cfg,))
@@ -102,30 +126,39 @@ def two_pair_rule(cfg=None):
     if not isinstance(keep_in, dict):
         raise _bad("two-pair rule %s: keep must be a dict of %s"
                           % (label, ", ".join(_PAIR_KEYS)))
-    keep = {}
     for k in keep_in:
         if k not in _PAIR_KEYS:
             raise _bad("two-pair rule %s: unknown pair class %r (classes: %s)"
                               % (label, k, ", ".join(_PAIR_KEYS)))
-    for k in _PAIR_KEYS:
+    # The pair classes as rank ranges (low 0..low_max, medium, high up to the king);
+    # each kept class becomes one rule "keep if the singles reach `need`", the rest
+    # split (houseways.way(..., two_pair): (conditions, keep) pairs).
+    ranges = ((0, low_max), (low_max + 1, medium_max), (medium_max + 1, _KING))
+    rules = []
+    for n in range(len(_PAIR_KEYS)):
+        k = _PAIR_KEYS[n]
         if k not in keep_in:
             raise _bad("two-pair rule %s: missing %s" % (label, k))
         v = keep_in[k]
         if v is None:
-            keep[k] = None
-        elif isinstance(v, str) and 1 <= len(v) <= 2:
-            keep[k] = tuple(_rank_char(label, k, ch) for ch in v)
-        else:
+            continue
+        if not (isinstance(v, str) and 1 <= len(v) <= 2):
             raise _bad("two-pair rule %s: %s must be None or 1-2 ranks like "
                               "'K' or 'AJ', got %r" % (label, k, v))
-    return (low_max, medium_max, keep)
-
-
-def _default_rule():
-    global _default_two_pair
-    if _default_two_pair is None:
-        _default_two_pair = two_pair_rule(TRUMP_PLAZA)
-    return _default_two_pair
+        if k == "aces":
+            conds = [(3, _ACE, _ACE)]
+        else:
+            lc, hc = _TWO_PAIR_CLASSES[2 * n], _TWO_PAIR_CLASSES[2 * n + 1]
+            conds = [(4,) + ranges[lc], (3,) + ranges[hc]]
+        for i in range(len(v)):
+            conds.append((5 + i, _rank_char(label, k, v[i]), _ACE))
+        rules.append((conds, True))
+    rules.append(((), False))
+    from pitboss.games import houseways
+    try:
+        return houseways.way(way, rules)
+    finally:
+        forget("pitboss.games.houseways")  # as above
 
 
 # ---- the foul rule -------------------------------------------------------------------
@@ -224,9 +257,14 @@ _top = 0  # with all 21 ranked in one call: the best high score among them
 _CNT = bytearray(13)
 _BY = ([], [], [], [], [], [])
 _KEEP = []  # _straights()' settings that keep a straight or better behind
-# _two_pair(): the class pair (low 0, medium 1, high 2; the lower pair's class first)
-# -> its key in _PAIR_KEYS, without building the key string.
-_TWO_PAIR_KEY = b"\x00\x01\x02\x00\x03\x04\x00\x00\x05"
+# The subjects a house way's conditions test (houseways.py), filled per hand: [1] the four
+# of a kind's rank, [2] the highest trips', [3] the highest pair's, [4] the lowest
+# pair's, [5] [6] the two highest singles', [7] SF (0 no straight or better can stay
+# behind, 1 it can, 2 it can with an ace in front; _UNKNOWN until a rule asks); _NONE
+# where the hand has none.
+_V = bytearray(8)
+_NONE = const(255)
+_UNKNOWN = const(254)
 
 
 def _rank_way(p, cards, k):
@@ -315,32 +353,15 @@ def _groups(cards, cnt, by):
             by[n].append(r)
 
 
-def _two_pair(rule, pairs, singles):
-    low_max, medium_max, keep = rule
-    hi, lo = pairs[0], pairs[1]
-    if hi == _ACE:
-        key = "aces"
-    else:
-        lc = 0 if lo <= low_max else (1 if lo <= medium_max else 2)
-        hc = 0 if hi <= low_max else (1 if hi <= medium_max else 2)
-        key = _PAIR_KEYS[_TWO_PAIR_KEY[lc * 3 + hc]]  # e.g. "low-medium"
-    need = keep[key]
-    if need is not None:
-        for i in range(len(need)):
-            if singles[i] < need[i]:
-                return "two_pair_split", lo, lo
-        return "two_pair_keep", singles[0], singles[1]
-    return "two_pair_split", lo, lo
-
-
-def house_way(p, cards, two_pair=None):
-    """Set seven cards the house way: (high, low, rule). `two_pair` is a validated
-    two_pair_rule() (default Trump Plaza). Refused for a bad hand."""
+def house_way(p, cards, way=None):
+    """Set seven cards the house way: (high, low, rule name). `way` is a checked house
+    way (houseways.py: bytes; default Gold Star with the Trump Plaza two-pair rule), the
+    one engine below interprets it. Refused for a bad hand."""
     evaluator.check(p, cards, more=True)
     if len(cards) != 7:
         raise Refused("wrong_count", "a Pai Gow hand is 7 cards, got %d" % len(cards))
     global _done, _top
-    rule = _default_rule() if two_pair is None else two_pair
+    w = two_pair_rule() if way is None else way
     if type(cards) is not list:  # (read only here: a list is used as it is)
         cards = list(cards)
     lp = _low or low()
@@ -368,100 +389,146 @@ def house_way(p, cards, two_pair=None):
     else:
         _groups(cards, cnt, by)
     quads, trips, pairs, singles = by[4], by[3], by[2], by[1]
-    way = None
+    # The hand's class (houseways._CLASSES), by its rank pattern, the joker an ace (PR A)
     if cnt[_ACE] == 5:
-        # "Five aces: Split aces and play three aces in back and two aces in front. If
-        # you have five aces and a pair of kings, then play five aces in back and kings
-        # in front."
-        if pairs and pairs[0] == _KING:
-            name_, a, b = "five_aces_kings", _KING, _KING
-        else:
-            name_, a, b = "five_aces_split", _ACE, _ACE
+        cls = 0
     elif quads:
-        q = quads[0]
-        if trips:
-            # "Four of a kind and three of a kind: Play pair in front from the three of
-            # a kind."
-            name_, a, b = "quads_trips", trips[0], trips[0]
-        elif pairs:
-            # "Four of a kind and a pair: Play pair in front."
-            name_, a, b = "quads_pair", pairs[0], pairs[0]
-        elif q <= _SIX:
-            # "Four of a kind ... 2-6: Always keep together."
-            name_, a, b = "quads_keep", singles[0], singles[1]
-        elif q <= _TEN and singles[0] == _ACE:
-            # "7-10: Split unless an ace or better can be played in front."
-            name_, a, b = "quads_keep_ace", singles[0], singles[1]
-        else:
-            # "7-10: Split ..." / "J-A: Always split."
-            name_, a, b = "quads_split", q, q
+        cls = 1 if trips else (2 if pairs else 3)
     elif len(trips) >= 2:
-        # "Three of a kind twice: Play lowest trips in the back and highest pair in front."
-        name_, a, b = "two_trips", trips[0], trips[0]
+        cls = 4
     elif trips and pairs:
-        if len(pairs) >= 2:
-            # "Full house with three of a kind and two pairs: Play the highest pair in
-            # front."
-            name_, a, b = "full_house_two_pairs", pairs[0], pairs[0]
-        elif pairs[0] == _DEUCE and len(singles) == 2 and singles[0] == _ACE \
-                and singles[1] == _KING:
-            # "If the full house includes a pair of twos and kickers are A-K, keep full
-            # house together."
-            name_, a, b = "full_house_deuces_ak", _ACE, _KING
-        else:
-            # "Full house: Play the three of a kind in back and pair up front."
-            name_, a, b = "full_house", pairs[0], pairs[0]
+        cls = 5 if len(pairs) >= 2 else 6
     elif len(pairs) >= 3:
-        # "Three pair: Play the highest pair in front."
-        name_, a, b = "three_pair", pairs[0], pairs[0]
+        cls = 7
     elif len(pairs) == 2:
-        # The casino's two-pair rule, which "typically trumps other rules" (so two pair
-        # with a straight or flush is set by it too).
-        name_, a, b = _two_pair(rule, pairs, singles)
+        cls = 8
     else:
-        floor = p.order[STRAIGHT] << _RUNG
-        if _top < floor if _done == _ALL else not _may_straight(p, cards):
-            name_ = None  # no straight or better can be kept behind (_top: the best of
-            # the 21 high hands, when all ranked)
-        else:
-            name_, a, b, way = _straights(p, cards, pairs, singles, floor)
-        if name_ is None:
-            if trips and trips[0] == _ACE:
-                # "Three of a kind: ... If three aces, split them." (pair of aces
-                # behind, an ace and the next highest card in front)
-                name_, a, b = "three_aces_split", _ACE, singles[0]
-            elif trips:
-                # "Three of a kind: Play three of a kind in back."
-                name_, a, b = "trips", singles[0], singles[1]
-            elif pairs:
-                # "One pair: Play the pair in back and the next two highest cards in the
-                # front."
-                name_, a, b = "one_pair", singles[0], singles[1]
-            else:
-                # "No pair: Play the highest card in the back and the next two highest
-                # in the front."
-                name_, a, b = "no_pair", singles[1], singles[2]
-    if way is None:
-        if _done == _ALL and n5:  # all 21 ranked natively: chosen so too
-            way = n5.front(_RK, a, b, _W)
-        else:
-            way = _front(p, cards, a, b)
-    if way < 0 or not outranks(p, _W[way], _W[21 + way]):
-        # Every rule above yields a legal setting (tests check many thousand hands):
-        # reaching here is a bug, never bad input.
-        raise RuntimeError("house way %s gave no legal setting for %s"
-                           % (name_, " ".join(name(c) for c in cards)))
-    high, lo = _setting(cards, way)
-    return high, lo, name_
+        cls = 9 if trips else (10 if pairs else 11)
+    v = _V
+    v[1] = quads[0] if quads else _NONE
+    v[2] = trips[0] if trips else _NONE
+    v[3] = pairs[0] if pairs else _NONE
+    v[4] = pairs[-1] if pairs else _NONE
+    v[5] = singles[0] if singles else _NONE
+    v[6] = singles[1] if len(singles) > 1 else _NONE
+    v[7] = _UNKNOWN
+    k = -1
+    name_ = 0
+    i = 0
+    n = len(w)
+    while i < n:
+        if w[i] == cls:
+            j = i + 2
+            while j < i + 14:
+                s = w[j]
+                if s:
+                    if s == 7 and v[7] == _UNKNOWN:
+                        v[7] = _sf(p, cards)
+                    x = v[s]
+                    if x < w[j + 1] or x > w[j + 2]:
+                        break
+                j += 3
+            if j >= i + 14:  # every condition holds: the action
+                k = _act(p, cards, w[i + 14], w[i + 15], v, trips, pairs, singles)
+                if k >= 0:
+                    name_ = w[i + 1]
+                    break
+        i += 16
+    if k < 0 or not outranks(p, _W[k], _W[21 + k]):
+        # houseways.check() refuses a way that can foul or leaves a class without a
+        # setting (tests run every way over every rank pattern): reaching here is a bug,
+        # never bad input.
+        raise RuntimeError("house way gave no legal setting for %s (class %d)"
+                           % (" ".join(name(c) for c in cards), cls))
+    high, lo = _setting(cards, k)
+    return high, lo, _RULES[name_]
+
+
+def _act(p, cards, kind, r, v, trips, pairs, singles):
+    """One rule's action `kind` with its pick `r` (houseways.py): the setting (index
+    into SPLITS) it gives, or -1 if it gives none (the next rule is tried). (Argument
+    names that are interned anyway: each new name costs the chip's qstr pools.)"""
+    if kind == 3 or kind == 2 or (kind == 4 and v[7] != 0):
+        if v[7] == _UNKNOWN:
+            v[7] = _sf(p, cards)
+        if v[7] == 0:
+            return -1
+        # the best low hand among the settings keeping a straight or better behind,
+        # then the best high ("Play the way that will allow the highest two cards in
+        # front")
+        best = -1
+        for k in _KEEP:
+            if best < 0 or _W[21 + k] > _W[21 + best] or (
+                    _W[21 + k] == _W[21 + best] and _W[k] > _W[best]):
+                best = k
+        if kind == 3:
+            return best
+    # the ranks the pick r puts in front
+    if r == 0:
+        a, b = singles[0], singles[1]
+    elif r == 1:
+        a, b = singles[1], singles[2]
+    elif r == 2:
+        a = b = pairs[0]
+    elif r == 3:
+        a = b = pairs[-1]
+    elif r == 4:
+        a = b = trips[0]
+    elif r == 5:
+        a, b = trips[0], singles[0]
+    elif r == 6:
+        a = b = v[1]
+    else:
+        a = b = _ACE
+    if kind == 2:
+        # among the settings keeping a straight or better behind, the best (by the high
+        # hand, then the low) with the pair in front
+        rk = _RK
+        x = _PICK
+        k = -1
+        for q in _KEEP:
+            if rk[x[q * 7 + 5]] == a and rk[x[q * 7 + 6]] == a:
+                if k < 0 or _W[q] > _W[k] or (_W[q] == _W[k] and _W[21 + q] > _W[21 + k]):
+                    k = q
+        return k
+    if _done == _ALL and evaluator._n5:  # all 21 ranked natively: chosen so too
+        k = evaluator._n5.front(_RK, a, b, _W)
+    else:
+        k = _front(p, cards, a, b)
+    if kind == 4 and v[7] != 0 and k >= 0 and not _W[21 + k] > _W[21 + best]:
+        return -1  # the front hand is not improved: the straight's setting applies
+    return k
+
+
+def _sf(p, cards):
+    """SF for the house way's conditions: 0 no setting keeps a straight or better behind,
+    1 some do (kept in _KEEP), 2 some do with an ace in front."""
+    floor = p.order[STRAIGHT] << _RUNG
+    if _top < floor if _done == _ALL else not _may_straight(p, cards):
+        return 0  # (_top: the best of the 21 high hands, when all ranked)
+    keep = _KEEP
+    del keep[:]
+    for k in range(21):
+        _rank_way(p, cards, k)
+        if _W[k] >= floor:
+            keep.append(k)
+    if not keep:
+        return 0
+    rk = _RK
+    x = _PICK
+    for k in keep:
+        if rk[x[k * 7 + 5]] == _ACE or rk[x[k * 7 + 6]] == _ACE:
+            return 2
+    return 1
 
 
 def _may_straight(p, cards):
     """Can five of the seven cards make a straight or better? Only a straight or a flush
-    can be, on the hands _straights() gets (at most one pair or one three of a kind, the
-    joker counted as an ace): a flush needs five cards of a suit, a straight five
-    consecutive ranks, the joker completing either (PR C); the straight is the core's
-    own test (evaluator._straight) on the seven cards' ranks. False means no setting keeps
-    a straight or better behind, so the 21 need not be ranked."""
+    can be, on the hands the straight rules see (at most one pair or one three of a
+    kind, the joker counted as an ace): a flush needs five cards of a suit, a straight
+    five consecutive ranks, the joker completing either (PR C); the straight is the
+    core's own test (evaluator._straight) on the seven cards' ranks. False means no
+    setting keeps a straight or better behind, so the 21 need not be ranked."""
     m = jk = 0
     s0 = s1 = s2 = s3 = 0
     for i in range(7):
@@ -483,60 +550,6 @@ def _may_straight(p, cards):
     if s0 >= need or s1 >= need or s2 >= need or s3 >= need:
         return True
     return evaluator._straight(p, m, jk, False) >= 0
-
-
-def _straights(p, cards, pairs, singles, floor):
-    """"Straights, flushes, straight flushes, and royal flush" (hands with at most one
-    pair or three of a kind; two pair goes by the two-pair rule). Returns (rule, a, b,
-    way): rule None when no straight or better can be played in back; way (a setting's
-    index) None when the rule names the low hand's ranks a, b instead. Called once
-    house_way() has seen a straight or better (score >= floor) may be kept behind."""
-    keep = _KEEP
-    del keep[:]
-    for k in range(21):
-        _rank_way(p, cards, k)
-        if _W[k] >= floor:
-            keep.append(k)
-    if not keep:
-        return None, 0, 0, None
-    rk = _RK
-    x = _PICK
-    if len(pairs) == 1:
-        pr = pairs[0]
-        # "With one pair: Play pair in the front if a straight or flush can be
-        # maintained in back."
-        best = -1
-        for k in keep:
-            if rk[x[k * 7 + 5]] == pr and rk[x[k * 7 + 6]] == pr:
-                # by the high hand, then the low (compared without building tuples)
-                if best < 0 or _W[k] > _W[best] or (
-                        _W[k] == _W[best] and _W[21 + k] > _W[21 + best]):
-                    best = k
-        if best >= 0:
-            return "straight_pair_front", 0, 0, best
-        # "If pair is 10's+ and you have an ace, play pair/ace": the pair behind, the
-        # ace (and the next highest card) in front, giving up the straight or flush.
-        # Our reading: only when the straight or flush cannot be kept with the ace in
-        # front; otherwise (e.g. Kh Kc 9h 7h 4h 2h As: flush behind, A-K in front) the
-        # pair/ace setting would be worse in both hands, and the rule's point is to get
-        # the ace up front.
-        if pr >= _TEN and singles[0] == _ACE:
-            ace_front = False
-            for k in keep:
-                if rk[x[k * 7 + 5]] == _ACE or rk[x[k * 7 + 6]] == _ACE:
-                    ace_front = True
-            if not ace_front:
-                return "straight_pair_ace", _ACE, singles[1], None
-    # "With no pair: Play the way that will allow the highest two cards in front."
-    # Applied also to one pair (when the rules above do not) and to three of a kind,
-    # for which the page gives no rule: the best low hand that still keeps a straight
-    # or better behind.
-    best = -1
-    for k in keep:
-        if best < 0 or _W[21 + k] > _W[21 + best] or (
-                _W[21 + k] == _W[21 + best] and _W[k] > _W[best]):
-            best = k
-    return "straight_best_front", 0, 0, best
 
 
 # ---- settlement ----------------------------------------------------------------------
@@ -651,7 +664,8 @@ def settle(wager, hs, ls, bhs, bls, foul, bps=500, rounding="down", unit=1):
 WAGERS = ("wager",)
 MAIN = "wager"
 PAYTABLES = ()
-HOUSE = ("commission_bps", "commission_rounding", "commission_unit", "foul", "two_pair")
+HOUSE = ("commission_bps", "commission_rounding", "commission_unit", "foul", "two_pair",
+         "way")
 MAX_SEATS = const(6)  # positions 2-7; position 1 is the banker's
 DICE = True
 AFTER_DEAL = "setting"
@@ -673,7 +687,10 @@ def _choice(what, v, options):
 
 def house(p, given):
     """The house rules with their defaults: 5% commission rounded down to the unit of 1,
-    a foul hand loses, the Trump Plaza two-pair rule ("_two_pair": it validated)."""
+    a foul hand loses, the house way "way" (houseways._WAYS, or a casino's own as data;
+    None, the default: gold-star with the Trump Plaza two-pair rule, "two_pair" its
+    configurable rule as in issue 7); "_two_pair": the checked way's bytes (the key issue 7 gave the
+    two-pair rule, which the way now holds: one interned name less)."""
     h = {"commission_bps": _int_in("commission_bps", given.get("commission_bps", 500),
                                    0, 10000),
          "commission_rounding": _choice("commission_rounding",
@@ -681,9 +698,17 @@ def house(p, given):
                                         ("down", "up")),
          "commission_unit": _int_in("commission_unit", given.get("commission_unit", 1),
                                     1, 1000000),
-         "foul": _choice("foul", given.get("foul", "lose"), ("lose", "house_way", "reject")),
-         "two_pair": given.get("two_pair", TRUMP_PLAZA)}
-    h["_two_pair"] = two_pair_rule(h["two_pair"])
+         "foul": _choice("foul", given.get("foul", "lose"), ("lose", "house_way", "reject"))}
+    # The way as configured (None: the default), kept so a restored or replayed
+    # configuration builds the same way again; issue 7's two-pair rule, if given, goes
+    # into the Gold Star way (houseways.way refuses it with another way).
+    way = given.get("way")
+    h["way"] = way
+    if "two_pair" in given:
+        h["two_pair"] = given["two_pair"]
+        h["_two_pair"] = two_pair_rule(given["two_pair"], way)
+    else:
+        h["_two_pair"] = two_pair_rule(None, way)
     return h
 
 

@@ -14,7 +14,7 @@ from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games import dealer
 from pitboss.games.dealer import deal_order, decide  # noqa: F401 (the interface)
-from pitboss.paytables import pays
+from pitboss.games.dealer import pays
 from pitboss.profiles import get
 
 GAME = "pa-three-card-prime"
@@ -140,7 +140,10 @@ def settle(wagers, player, dealer, played, tables, bad_beat="straight"):
             # will also lose" -- unless the hand earns the Bad Beat payout.
             res["ante"] = _wager(ante, "lose")
             if ps >= bad_beat_at(bad_beat):
+                # the Bad Beat Bonus (§ 679a.1): "a payout on the player's Play Wager"
+                # from the Play paytable; marked ("rule") so the journal and display say why
                 res["play"] = _wager(ante, "win", cat, play[cat])
+                res["play"]["rule"] = "bad_beat"
             else:
                 res["play"] = _wager(ante, "lose", cat)
         else:

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Build the pitboss image (this folder, an out-of-tree MicroPython board) from the offline
+# sources in ../shared/firmware/, reproducibly (build-offline.sh pins SOURCE_DATE_EPOCH and
+# the version strings), and put the UF2 beside this recipe:
+#
+#   boards/rp2/PITBOSS_PICO/build.sh [--dir DIR] [--variant FROZEN] [--check]
+#
+#   --dir:   where to extract and build (default /tmp/pitboss-mpbuild; reused when it
+#            already holds the sources, so a rebuild takes minutes, not ten)
+#   --check: build and compare with the committed build/PITBOSS_PICO.uf2 (exit 1 if the
+#            bytes differ) instead of replacing it
+# Needs: apt-get install -y gcc-arm-none-eabi libnewlib-arm-none-eabi cmake build-essential
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../.." && pwd)
+DIR=/tmp/pitboss-mpbuild VARIANT= CHECK=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dir) DIR=$2; shift 2 ;;
+    --variant) VARIANT=$2; shift 2 ;;
+    --check) CHECK=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+SHARED=
+for d in "$REPO/.." "$REPO/../.." "$REPO/../../.."; do
+  [ -x "$d/shared/firmware/build-offline.sh" ] && { SHARED=$(cd "$d/shared/firmware" && pwd); break; }
+done
+[ -n "$SHARED" ] || { echo "no shared/firmware/build-offline.sh above $REPO" >&2; exit 2; }
+command -v arm-none-eabi-gcc >/dev/null || {
+  echo "no ARM toolchain: apt-get install -y gcc-arm-none-eabi libnewlib-arm-none-eabi cmake build-essential" >&2; exit 3; }
+mkdir -p "$DIR"
+FROM=(--from "$SHARED/mp-rp2-v1.27.0-src.tar.xz")
+[ -f "$DIR/micropython/py/mpconfig.h" ] && FROM=()   # extracted already: build that tree
+args=(--dir "$DIR" --board-dir "$HERE")
+[ -n "$VARIANT" ] && args+=(--variant "$VARIANT")
+"$SHARED/build-offline.sh" "${FROM[@]}" "${args[@]}"
+name=PITBOSS_PICO${VARIANT:+-$VARIANT}
+if [ -n "$CHECK" ]; then
+  if cmp "$DIR/out/$name.uf2" "$HERE/build/$name.uf2"; then echo "$name.uf2: identical to the committed image"
+  else echo "$name.uf2: differs from the committed image" >&2; exit 1; fi
+elif [ -n "$VARIANT" ]; then
+  # A variant is measured, not committed (docs/pitboss-image.md): the FROZEN image holds
+  # the firmware itself and would go stale with the next change of firmware/.
+  echo "built $DIR/out/$name.uf2 (not copied into the repository)"
+else
+  mkdir -p "$HERE/build"
+  cp "$DIR/out/$name.uf2" "$HERE/build/"
+  # SHA256SUMS pins every committed image (host_tools/pico checks the one it boots).
+  (cd "$HERE/build" && sha256sum -- *.uf2 > SHA256SUMS)
+  echo "wrote $HERE/build/$name.uf2 ($(sha256sum "$HERE/build/$name.uf2" | cut -d' ' -f1))"
+fi

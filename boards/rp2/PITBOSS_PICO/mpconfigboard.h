@@ -1,0 +1,5 @@
+// The pitboss image for the Raspberry Pi Pico: RPI_PICO plus a ROMFS partition for the
+// table firmware and a raw journal region beside littlefs. The sizes
+// (MICROPY_HW_ROMFS_BYTES, MICROPY_HW_FLASH_STORAGE_BYTES) come from
+// modules/pitboss_layout.py through mpconfigboard.cmake: that file is the one place.
+#define MICROPY_HW_BOARD_NAME                   "Raspberry Pi Pico (pitboss)"

@@ -1,0 +1,52 @@
+# A dealt card's journal record, formatted into a buffer allocated once (issue 27: a
+# card's path allocates nothing): the bytes json.dumps({"ev": "card", "c": c, "s": s,
+# "t": t}, separators=(",", ":")) gives on CPython, with no dict, string or list per card.
+# What the journal stores is unchanged, so replay, recall and the host's export read it
+# as before.
+_HEAD = b'{"ev":"card","c":'
+_S = b',"s":'
+_T = b',"t":'
+_SIZE = 64  # "c" <= 52, "s" and "t" < 10**19: 17 + 2 + 5 + 19 + 5 + 19 + 1 = 68 at most
+
+
+class CardRecord:
+    def __init__(self):
+        self.buf = bytearray(_SIZE + 8)
+        self.buf[0:len(_HEAD)] = _HEAD
+        # A view per record length, made the first time that length comes: memoryview
+        # slices are heap objects, and a card's record is one of a few lengths.
+        self._views = {}
+
+    def encode(self, c, s, t):
+        """ints c (the card id), s (the shoe's frame count, or None), t (time) -> a
+        memoryview of the record's bytes (valid until the next encode)."""
+        b = self.buf
+        i = _put_int(b, len(_HEAD), c)
+        if s is not None:
+            b[i:i + 5] = _S
+            i = _put_int(b, i + 5, s)
+        b[i:i + 5] = _T
+        i = _put_int(b, i + 5, t)
+        b[i] = 0x7D  # }
+        i += 1
+        v = self._views.get(i)
+        if v is None:
+            v = self._views[i] = memoryview(b)[:i]
+        return v
+
+
+def _put_int(b, i, n):
+    """Write int n >= 0 in decimal at b[i:]; returns the index after it."""
+    if n < 0:
+        raise ValueError("negative in a card record")
+    k = 1
+    m = n
+    while m >= 10:
+        m //= 10
+        k += 1
+    j = i + k
+    while k:
+        k -= 1
+        b[i + k] = 0x30 + n % 10
+        n //= 10
+    return j

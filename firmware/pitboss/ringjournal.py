@@ -1,0 +1,645 @@
+# The journal on a flash region (pitboss.region): the same records as pitboss.journal
+# (docs/journal.md: magic, kind, seq, length, header check, payload, CRC-32), the same
+# segments each starting with a snapshot, the same reading, recall, export and
+# acknowledgement, but no filesystem on a record's path: a record is programmed into
+# 256-byte pages of erased NOR flash, nothing erased or copied, and no commit record saved.
+# Measured on the emulated Pico (issue 27): a synced littlefs append costs a 4 KB block copy
+# (~49 ms, up to 123 ms), a page program 0.8 ms.
+#
+# Layout. The region's sectors are grouped into segments of `segment_sectors` sectors, used
+# as a ring: segment positions 0..nseg-1, each new segment at the position after the
+# newest, so every sector is erased once per lap (wear spread over the whole region).
+#   segment header (16 bytes, offset 0)  "PBJ1" (continues the segment before it in the
+#       ring) or "PBJ0" (starts a journal: a fresh region, or after quarantine()), u32
+#       segment number (one more than any before it), u32 first seq, u32 CRC-32 of the 12
+#       bytes before; "\0\0\0\0" as its magic: retired (about to be erased)
+#   records, back to back from offset 16: the first a snapshot of seq `first`; then
+#       0xFF (erased) after the last one
+# A segment before the newest ends with the record before the next segment's first seq
+# (anything after it, a torn append that made the journal move on, is never read).
+#
+# Why a cut never loses an acknowledged record or doubles one:
+# - append: the record's pages are programmed in order, the last one (holding the
+#   record's end) last; append returns only after that. Earlier records sharing the first
+#   page are programmed again with identical bytes, which NOR leaves as they are (it only
+#   clears bits) whatever the cut. A cut leaves a torn record at the tail of the newest
+#   segment: a valid prefix in whole pages, then one page of unpredictable bits, then
+#   erased pages. open() checks exactly that shape (anything else is JournalCorrupt), keeps
+#   the records before it, and the next append starts a new segment (a torn page cannot
+#   be programmed over).
+# - a new segment: its snapshot's pages are programmed with the header left erased, then
+#   page 0 again with the header: a segment has a valid header only once its snapshot is
+#   whole. A cut before that leaves a segment without a header, which is never read and is
+#   erased before use.
+# - erasing: only positions outside the journal are erased (the oldest segment is retired
+#   first: its magic programmed to zero, a one-page program), and a sector is checked
+#   blank after its erase, so a cut inside an erase (a sector of unpredictable bits) is
+#   found and erased again before anything is written there.
+# - boot reads one header per segment, walks back from the newest through the positions
+#   before it while numbers run on, and reads the newest segment's records (the tail);
+#   older segments are checked by verify() from the main loop's idle passes, or when read.
+#
+# Erasing happens ahead of need, in prepare() (the controller's idle passes, one sector a
+# call): the position after the newest segment is retired if the journal may let it go,
+# and its sectors erased and checked blank, so a rotation on a card's path only programs.
+# A/B slots, keys and configuration stay on the filesystem; the commit record (pitboss.slots)
+# is saved only when the acknowledged seq or the owner's meta changes, not per record.
+import json
+import struct
+from binascii import crc32
+
+from pitboss.compat import const
+from pitboss.journal import (KIND_RECORD, KIND_SNAPSHOT, Journal, JournalCorrupt,
+                             JournalError, JournalFull, _corrupt, _Seg)
+
+# pitboss.journal's framing (docs/journal.md); a const() named with an underscore cannot
+# be imported on MicroPython, so they are repeated here.
+_MAGIC = const(0xA5)
+_HDR = const(10)
+_OVERHEAD = const(14)
+_SEG_HDR = const(16)
+
+_START = b"PBJ0"
+_NEXT = b"PBJ1"
+_PAGE = const(256)
+_FF = const(0xFF)
+_ERASE_TRIES = const(3)
+
+
+class _RSeg(_Seg):
+    __slots__ = ("pos",)
+
+
+class _Cursor:
+    """A segment read as a file (seek, readinto, read): what Journal._read_record reads."""
+
+    def __init__(self, region, base):
+        self.region = region
+        self.base = base
+        self.pos = 0
+
+    def seek(self, off):
+        self.pos = off
+
+    def readinto(self, buf):
+        self.region.read(self.base + self.pos, buf)
+        self.pos += len(buf)
+        return len(buf)
+
+    def read(self, n):
+        out = bytearray(n)
+        self.readinto(out)
+        return bytes(out)
+
+    def close(self):
+        pass
+
+
+class RegionJournal(Journal):
+    """The journal (pitboss.journal.Journal's interface and records) on a flash region.
+
+    region: a pitboss.region driver. path, fs: where the commit record (acknowledged
+    seq, the owner's meta) is kept, as an A/B record on the filesystem. segment_sectors:
+    sectors per segment (the region holds region.sectors // segment_sectors of them, at
+    least 3). The other arguments as Journal's; `keep` is every segment of the region."""
+
+    def __init__(self, region, path="/journal", snapshot=None, fs=None, segment_sectors=8,
+                 max_payload=1024, commit=False, retain=False):
+        nseg = region.sectors // segment_sectors
+        if nseg < 3:
+            raise ValueError("the region holds %d segments of %d sectors, 3 needed"
+                             % (nseg, segment_sectors))
+        Journal.__init__(self, path, snapshot, fs, segment_sectors * region.sector_size,
+                         nseg, max_payload, commit, retain)
+        self.region = region
+        self.nseg = nseg
+        self.spseg = segment_sectors
+        # The page being filled and the one after it, as they will be programmed: a
+        # record is copied in and each page programmed once full, the last one at the
+        # record's end (allocated once: a card's record is encoded into it).
+        self._pb = bytearray(2 * _PAGE)
+        mv = memoryview(self._pb)
+        self._lo = mv[:_PAGE]
+        self._hi = mv[_PAGE:]
+        self._ff = b"\xff" * _PAGE
+        self._paddr = 0  # region address of the page _lo holds
+        self._fill = 0  # bytes of _pb holding the record stream
+        self._h = bytearray(_HDR)  # a record's header, its first 8 bytes, its CRC
+        self._h8 = memoryview(self._h)[:8]
+        self._c4 = bytearray(4)
+        self._dirty = False  # the newest segment ends in a torn record: rotate first
+        self._top = 0  # the highest segment number on the region
+        self._top_pos = -1  # ... and its position
+        self._bpos = -1  # prepare(): the position being made ready ...
+        self._blank = 0  # ... its sectors checked blank so far
+        self._meta_saved = {}
+
+    # -- geometry --
+    def _base(self, pos):
+        return pos * self.segment_size
+
+    def _next_pos(self):
+        if self._segs:
+            return (self._segs[-1].pos + 1) % self.nseg
+        return (self._top_pos + 1) % self.nseg
+
+    def _name(self, number, suffix=""):
+        return "region segment %d" % number
+
+    def _sized(self, seg):
+        return seg
+
+    @property
+    def segments(self):
+        return [(s.number, s.first, s.last, s.size) for s in self._segs]
+
+    # -- recovery --
+    def open(self, lazy=False):
+        """Find the journal on the region (one header per segment, the newest segment's
+        records). Returns {'torn': bytes of a torn append left behind, 'dropped': 0,
+        'fixed': 0, 'pruned': 0}. lazy=False also checks every older record now (else
+        verify() does, from the idle passes). Raises JournalCorrupt."""
+        self.release()
+        self._segs = []
+        self._state = "closed"
+        self._vnum = 0
+        self._dirty = False
+        self._bpos = -1
+        self.high_seq = 0
+        report = {"torn": 0, "dropped": 0, "fixed": 0, "pruned": 0}
+        try:
+            self._load_commit()
+            self._meta_saved = dict(self.meta)
+            heads = self._headers()
+            if self._top_pos >= 0:
+                self._chain(heads, report)
+            last = self._segs[-1].last if self._segs else 0
+            if last < self.committed:
+                raise JournalCorrupt("truncated", "region ends at seq %d, %d were written"
+                                     % (last, self.committed))
+            if self.retain and self._segs and self._segs[0].first > self.acked + 1 and \
+                    self.acked:
+                # Segments go only once acknowledged: an older one is missing (damage).
+                raise JournalCorrupt("missing_segment", "records %d..%d"
+                                     % (self.acked + 1, self._segs[0].first - 1))
+        except JournalCorrupt:
+            self._state = "corrupt"
+            raise
+        self.next_seq = self._segs[-1].last + 1 if self._segs else \
+            max(self.high_seq, self.committed) + 1
+        self._state = "open"
+        if not lazy:
+            while self.verify(64):
+                pass
+        return report
+
+    def _headers(self):
+        """[(number, first, start) or None] per position; notes the top number."""
+        buf = self._rbuf
+        mv = memoryview(buf)[:_SEG_HDR]
+        heads = []
+        self._top = 0
+        self._top_pos = -1
+        for pos in range(self.nseg):
+            self.region.read(self._base(pos), mv)
+            magic, number, first = struct.unpack_from("<4sII", buf, 0)
+            (hcrc,) = struct.unpack_from("<I", buf, 12)
+            h = None
+            if magic in (_START, _NEXT) and hcrc == crc32(mv[:12]):
+                h = (number, first, magic == _START)
+                if number > self._top:
+                    self._top, self._top_pos = number, pos
+                self.high_seq = max(self.high_seq, first - 1)
+            heads.append(h)
+        return heads
+
+    def _chain(self, heads, report):
+        pos = self._top_pos
+        number, first, start = heads[pos]
+        seg = self._scan_newest(pos, number, first, report)
+        segs = [seg]
+        while not start and len(segs) < self.nseg:
+            pos = (pos - 1) % self.nseg
+            h = heads[pos]
+            if h is None or h[0] != number - 1 or h[1] >= first:
+                break
+            number, first, start = h
+            older = _RSeg(number, first, segs[0].first - 1, self.segment_size)
+            older.pos = pos
+            older.vend, older.vseq = self.segment_size, segs[0].first  # verify()'s
+            segs.insert(0, older)
+        self._segs = segs
+
+    def _scan_newest(self, pos, number, first, report):
+        """Read the newest segment's records to its end: erased flash, or a torn append
+        (which must look like one, else JournalCorrupt)."""
+        seg = _RSeg(number, first, first, _SEG_HDR)
+        seg.pos = pos
+        size = self.segment_size
+        base = self._base(pos)
+        cur = _Cursor(self.region, base)
+        name = self._name(number)
+        # Read whole from its newest checkpoint on (what replay needs, where a torn append
+        # can be); the records before it are verify()'s.
+        off, seq = self._hop(base, first)
+        if off > _SEG_HDR:
+            seg.vend, seg.vseq = off, seq
+        while off < size:
+            cur.seek(off)
+            try:
+                r = self._read_record(cur, name, off, size, seq, seq == first)
+            except JournalCorrupt:
+                r = -1
+            if r < 0 and self._erased_from(base, off):
+                break  # the end: nothing was started here
+            if r < 0:
+                try:
+                    if seq == first:  # the header is written after the whole snapshot
+                        raise _corrupt("bad_snapshot", name, off)
+                    report["torn"] += self._torn(base, off, seq, name)
+                except JournalCorrupt:
+                    self._salvage_high(base, off)
+                    raise
+                self._dirty = True
+                break
+            if self._kind == KIND_SNAPSHOT:
+                seg.note_cp(seq, off)
+            off += r
+            self.high_seq = max(self.high_seq, seq)
+            seq += 1
+        if seq == first:
+            raise _corrupt("bad_snapshot", name, off)
+        seg.size, seg.last = off, seq - 1
+        self._set_tail(base + off)
+        return seg
+
+    def _hop(self, base, seq):
+        """(offset, seq) of the newest snapshot record in the segment at base, found by
+        reading record headers only (magic, seq and header check), from its first record
+        to the first header that does not hold: a boot reads a segment's headers, not its
+        payloads (on a Pico a record read whole is ~1 ms of the boot's 400)."""
+        buf = self._rbuf
+        mv = memoryview(buf)[:_HDR]
+        h8 = memoryview(buf)[:8]
+        at, at_seq = _SEG_HDR, seq
+        off = _SEG_HDR
+        size = self.segment_size
+        while off + _HDR <= size:
+            self.region.read(base + off, mv)
+            magic, kind, rseq, length = struct.unpack_from("<BBIH", buf, 0)
+            if magic != _MAGIC or rseq != seq or length > self.max_payload or \
+                    struct.unpack_from("<H", buf, 8)[0] != crc32(h8) & 0xFFFF:
+                break
+            if kind == KIND_SNAPSHOT:
+                at, at_seq = off, seq
+            off += _OVERHEAD + length
+            seq += 1
+        return at, at_seq
+
+    def _erased_from(self, base, off):
+        """Is everything from off to the end of its page erased (nothing started there)?"""
+        buf = self._rbuf
+        page = off & ~(_PAGE - 1)
+        self.region.read(base + page, buf)
+        for i in range(off - page, _PAGE):
+            if buf[i] != _FF:
+                return False
+        return True
+
+    def _torn(self, base, off, seq, name):
+        """The bytes from off must be one append cut short: whole pages of a valid prefix
+        of record `seq`, then (page L) whatever a cut page program leaves, then erased
+        pages. Returns the bytes spoiled; raises JournalCorrupt for anything else."""
+        size = self.segment_size
+        buf = self._rbuf
+        mv = memoryview(buf)
+        last = off & ~(_PAGE - 1)  # the last page not erased (L)
+        p = last + _PAGE
+        while p < size:
+            self.region.read(base + p, buf)
+            if buf == self._ff:
+                break
+            last = p
+            p += _PAGE
+        # After L: nothing but erased pages up to the record's largest possible end.
+        limit = min(size, off + _OVERHEAD + self.max_payload + _PAGE)
+        q = p
+        while q < limit:
+            self.region.read(base + q, buf)
+            if buf != self._ff:
+                raise _corrupt("bad_record", name, off, " (not a torn append)")
+            q += _PAGE
+        # (A record's payload is text, so a programmed page is never all 0xFF.)
+        whole = last - off  # bytes of the record in pages programmed whole
+        if whole > 0:
+            n = min(whole, _HDR)
+            self.region.read(base + off, mv[:n])
+            ok = buf[0] == _MAGIC and (n < 2 or buf[1] in (KIND_RECORD, KIND_SNAPSHOT))
+            if ok and n >= 6:
+                ok = struct.unpack_from("<I", buf, 2)[0] == seq
+            if ok and n == _HDR:
+                length = struct.unpack_from("<H", buf, 6)[0]
+                ok = struct.unpack_from("<H", buf, 8)[0] == crc32(mv[:8]) & 0xFFFF and \
+                    length <= self.max_payload and off + _OVERHEAD + length > last
+            if not ok:
+                raise _corrupt("bad_record", name, off, " (not a torn append)")
+        return last + _PAGE - off
+
+    def _salvage_high(self, base, off):
+        # Damage in the newest segment: the seqs written after it still count for
+        # quarantine()'s numbering (no seq is ever used twice), so look for record
+        # headers past it whose header check holds.
+        buf = bytearray(_PAGE + _HDR)
+        mv = memoryview(buf)
+        for p in range(off & ~(_PAGE - 1), self.segment_size, _PAGE):
+            k = min(_PAGE + _HDR, self.segment_size - p)
+            self.region.read(base + p, mv[:k])
+            i = buf.find(b"\xa5")
+            while 0 <= i <= k - _HDR:
+                if struct.unpack_from("<H", buf, i + 8)[0] == crc32(mv[i:i + 8]) & 0xFFFF:
+                    self.high_seq = max(self.high_seq, struct.unpack_from("<I", buf, i + 2)[0])
+                i = buf.find(b"\xa5", i + 1)
+
+    def _set_tail(self, addr):
+        # The page buffer from flash: the tail page's programmed bytes, erased after them.
+        page = addr & ~(_PAGE - 1)
+        self._paddr = page
+        self._fill = addr - page
+        self.region.read(page, self._lo)
+        self._hi[:] = self._ff
+
+    # -- checking what open(lazy=True) left --
+    def verify(self, n=4):
+        """Check up to `n` more records of the segments open() did not read, oldest
+        first. Returns the bytes (an estimate: a segment's size until it is read) still
+        unchecked. Raises JournalCorrupt (the journal then refuses use)."""
+        seg = self._to_verify()
+        if seg is None:
+            return 0
+        if self._vnum != seg.number:
+            self._vnum, self._voff, self._vseq = seg.number, _SEG_HDR, seg.first
+        off, seq = self._voff, self._vseq
+        cur = _Cursor(self.region, self._base(seg.pos))
+        name = self._name(seg.number)
+        try:
+            while n > 0 and seq < seg.vseq:
+                cur.seek(off)
+                r = self._read_record(cur, name, off, self.segment_size, seq,
+                                      seq == seg.first)
+                if r < 0:
+                    raise _corrupt("bad_record", name, off)
+                if self._kind == KIND_SNAPSHOT:
+                    seg.note_cp(seq, off)
+                off += r
+                seq += 1
+                n -= 1
+        except JournalCorrupt:
+            self._state = "corrupt"
+            raise
+        if seq >= seg.vseq:
+            if seg is not self._segs[-1]:
+                seg.size = off  # (the newest's size is known: open() read its end)
+            seg.vend = 0
+            self._vnum = 0
+        self._voff, self._vseq = off, seq
+        return self.unchecked
+
+    # -- reading --
+    def _iter_segment(self, seg, start_seq, start_off=_SEG_HDR, off_seq=None):
+        cur = _Cursor(self.region, self._base(seg.pos))
+        name = self._name(seg.number)
+        off = start_off
+        seq = seg.first if off_seq is None else off_seq
+        try:
+            while seq <= seg.last:
+                keep = seq >= start_seq
+                cur.seek(off)
+                r = self._read_record(cur, name, off, self.segment_size, seq,
+                                      seq == seg.first, keep)
+                if r < 0:
+                    raise _corrupt("bad_record", name, off)
+                if keep:
+                    data, self._payload = self._payload, b""
+                    yield (seq, self._kind, data, self._crc)
+                off += r
+                seq += 1
+        except JournalCorrupt:
+            self._state = "corrupt"
+            raise
+
+    # -- writing --
+    def release(self):
+        """Nothing is held open on a region (every record is programmed before append
+        returns); kept for the controller, which calls it between rounds."""
+        close = getattr(self.region, "close", None)
+        if close is not None:
+            close()
+
+    def append(self, payload, hold=False):
+        """Append one record; returns its seq once every page of it is programmed.
+        payload: str, bytes, bytearray or memoryview (not copied: a card's record encoded
+        into a buffer allocated once costs no allocation here)."""
+        self._ready()
+        if isinstance(payload, str):
+            payload = payload.encode()
+        n = len(payload)
+        if n > self.max_payload:
+            raise ValueError("payload is %d bytes, max %d" % (n, self.max_payload))
+        if self._dirty or not self._segs or \
+                self._segs[-1].size + _OVERHEAD + n > self.segment_size:
+            self._rotate()
+        return self._write(KIND_RECORD, payload)
+
+    def checkpoint(self):
+        if self._dirty:
+            return None  # the next append starts a segment, with its snapshot
+        return Journal.checkpoint(self)
+
+    def reserve(self, nbytes=None):
+        if self._dirty:
+            self._ready()
+            self._rotate()
+            return
+        Journal.reserve(self, nbytes)
+
+    def _write(self, kind, data, hold=False):
+        seg = self._segs[-1]
+        seq = self.next_seq
+        try:
+            self._put_record(kind, seq, data)
+        except OSError:
+            self._state = "broken"  # what reached flash: open() looks again
+            raise
+        if kind == KIND_SNAPSHOT:
+            seg.note_cp(seq, seg.size)
+        seg.size += _OVERHEAD + len(data)
+        seg.last = seq
+        self.next_seq = seq + 1
+        if self._commit is not None and self.meta != self._meta_saved:
+            self._save_commit(seq)  # the owner's meta (a new round number): rare
+        return seq
+
+    def _put_record(self, kind, seq, data):
+        h = self._h
+        n = len(data)
+        struct.pack_into("<BBIH", h, 0, _MAGIC, kind, seq, n)
+        struct.pack_into("<H", h, 8, crc32(self._h8) & 0xFFFF)
+        struct.pack_into("<I", self._c4, 0, crc32(data, crc32(h)))
+        self._put(h)
+        self._put(data)
+        self._put(self._c4)
+        if self._fill:
+            # The record's last page: earlier records' bytes in it programmed again as
+            # they are (NOR keeps them), erased bytes after it.
+            self.region.program(self._paddr, self._lo)
+
+    def _put(self, src):
+        pb = self._pb
+        n = len(src)
+        fill = self._fill
+        if fill + n <= 2 * _PAGE:
+            pb[fill:fill + n] = src
+            self._fill = fill + n
+            if self._fill >= _PAGE:
+                self._page_out()
+            return
+        mv = memoryview(src)
+        i = 0
+        while i < n:
+            k = min(n - i, 2 * _PAGE - self._fill)
+            pb[self._fill:self._fill + k] = mv[i:i + k]
+            self._fill += k
+            i += k
+            if self._fill >= _PAGE:
+                self._page_out()
+
+    def _page_out(self):
+        # _lo is full: program it, and the next page becomes the one being filled.
+        self.region.program(self._paddr, self._lo)
+        self._lo[:] = self._hi
+        self._hi[:] = self._ff
+        self._paddr += _PAGE
+        self._fill -= _PAGE
+
+    def _rotate(self, start=False):
+        if self.snapshot is None:
+            raise JournalError("the journal needs a snapshot callable to start a segment")
+        pos = self._next_pos()
+        try:
+            if not self._make_ready(pos, 0x7FFF):
+                raise JournalFull("journal full: segment %d holds records after the "
+                                  "acknowledged seq %d (export first)"
+                                  % (self._segs[0].number, self.acked))
+            seq = self.next_seq
+            snap = self.snapshot(seq)
+            if isinstance(snap, str):
+                snap = snap.encode()
+            if len(snap) > self.max_payload:
+                raise ValueError("snapshot is %d bytes, max %d" % (len(snap),
+                                                                   self.max_payload))
+            base = self._base(pos)
+            num = self._top + 1
+            # The snapshot with the header left erased, then the header into page 0.
+            self._paddr, self._fill = base, 0
+            self._lo[:] = self._ff
+            self._hi[:] = self._ff
+            self._put(memoryview(self._ff)[:_SEG_HDR])
+            self._put_record(KIND_SNAPSHOT, seq, snap)
+            page = self._rbuf
+            self.region.read(base, page)
+            struct.pack_into("<4sII", page, 0, _START if start or not self._segs else _NEXT,
+                             num, seq)
+            struct.pack_into("<I", page, 12, crc32(memoryview(page)[:12]))
+            self.region.program(base, page)
+            if self._paddr == base:
+                self._lo[:] = page
+        except OSError:
+            self._state = "broken"
+            raise
+        seg = _RSeg(num, seq, seq, _SEG_HDR + _OVERHEAD + len(snap))
+        seg.pos = pos
+        self._segs.append(seg)
+        self._top, self._top_pos = num, pos
+        self._dirty = False
+        self._bpos = -1
+        self.next_seq = seq + 1
+
+    # -- erasing ahead --
+    def prepare(self, erases=1):
+        """Erase ahead of need (call where a pause of one sector erase, ~45 ms on a Pico,
+        does not hold up a card): retire the segment at the position after the newest if
+        the journal may let it go, erase up to `erases` of its sectors and check them blank.
+        Returns True once that position is ready for the next rotation, False while work
+        is left or the oldest segment must be kept (export first)."""
+        if self._state != "open":
+            return False
+        try:
+            return self._make_ready(self._next_pos(), erases)
+        except OSError:
+            self._state = "broken"
+            raise
+
+    def _make_ready(self, pos, erases):
+        if self._bpos != pos:
+            self._bpos, self._blank = pos, 0
+        segs = self._segs
+        if segs and segs[0].pos == pos and len(segs) > 1:
+            if not self._deletable(segs[0]):
+                return False
+            self._retire(segs[0])
+            segs.pop(0)
+            self._vnum = 0
+        first = pos * self.spseg
+        while self._blank < self.spseg:
+            s = first + self._blank
+            tries = 0
+            while not self.region.blank(s):
+                if erases <= 0:
+                    return False
+                if tries >= _ERASE_TRIES:
+                    raise OSError(5, "flash sector %d does not erase" % s)
+                self.region.erase(s)
+                erases -= 1
+                tries += 1
+            self._blank += 1
+        return True
+
+    def _retire(self, seg):
+        # Its magic programmed to zero (NOR clears bits): no longer part of the journal,
+        # so an erase cut part-way cannot leave a header that looks whole over garbage.
+        page = self._rbuf
+        base = self._base(seg.pos)
+        self.region.read(base, page)
+        page[0] = page[1] = page[2] = page[3] = 0
+        self.region.program(base, page)
+
+    @property
+    def full(self):
+        """With retain: every position holds a segment and the oldest cannot go yet
+        (export and acknowledge: the next rotation would be refused)."""
+        return self.retain and len(self._segs) >= self.nseg and \
+            not self._deletable(self._segs[0])
+
+    # -- the commit record: acknowledged seq and meta only --
+    def _save_commit(self, last):
+        # No "cp"/"end"/"segs": the region's headers say where everything is.
+        if self._commit is None:
+            return
+        self._commit.save(json.dumps({"last": last, "ack": self.acked, "meta": self.meta}))
+        self.committed = last
+        self._meta_saved = dict(self.meta)
+
+    def quarantine(self, min_seq=1):
+        """Start a new journal (a "PBJ0" segment) after the damaged one, numbering on from
+        max(high_seq + 1, min_seq): the damaged segments stay on the region, never read
+        again, until the ring erases them."""
+        self._segs = []
+        self._vnum = 0
+        self._dirty = False
+        self._bpos = -1
+        self.next_seq = max(self.high_seq + 1, self.committed + 1, min_seq, 1)
+        self.acked = self.next_seq - 1
+        self._state = "open"
+        self._rotate(start=True)
+        self._save_commit(self.next_seq - 1)
+        return self.next_seq - 1
