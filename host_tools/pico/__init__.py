@@ -86,13 +86,16 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
         raise FirmwareError("%s: SHA-256 %s does not match its SHA256SUMS (%s); %s"
                             % (found, digest, want, WHERE))
     env_rom = os.environ.get("PITBOSS_PICO_BOOTROM")
+    # The checkout's ../shared/firmware, and the one beside the UF2's own checkout: from
+    # an installed wheel the code's folder is site-packages, not a checkout.
     roms = ([Path(env_rom)] if env_rom else []) + [found.parent / BOOTROM_NAME] + \
-        [d / BOOTROM_NAME for d in _shared_dirs(repo)]
+        [d / BOOTROM_NAME for d in _shared_dirs(repo)] + \
+        [d / BOOTROM_NAME for d in _shared_dirs(found.resolve())]
     rom = next((p for p in roms if p.is_file()), None)
     if rom is None:
         raise FirmwareError("no RP2040 B1 bootrom (%s) beside %s or in ../shared/firmware; "
-                            "it ships with the rp2040js repository's demo (bootrom.ts)"
-                            % (BOOTROM_NAME, found))
+                            "pass its path in PITBOSS_PICO_BOOTROM (it ships with the "
+                            "rp2040js repository's demo, bootrom.ts)" % (BOOTROM_NAME, found))
     if _sha256(rom) != BOOTROM_SHA256:
         raise FirmwareError("%s is not the RP2040 B1 bootrom (SHA-256 mismatch)" % rom)
     return found, rom, digest
