@@ -84,7 +84,7 @@ TEST_TIERS = {
     ("test_static_checks", "test_no_cpython_only_imports"): "host",
     ("test_games", "test_the_registry_imports_lazily_on_micropython"): "vm",
     ("test_tables", "test_every_generated_file_matches_a_rebuild_from_the_core"): "slow",
-    ("test_houseways", "test_no_way_fouls_over_every_rank_pattern_and_1m_hands"): "slow",
+    ("test_houseways", "test_no_way_fouls_over_every_rank_pattern_and_a_large_sample"): "slow",
     ("test_houseways", "test_the_pickable_table_holds_over_every_rank_pattern"): "slow",
     ("test_houseways", "test_the_board_checks_ways_too"): "vm",
     ("test_native", "test_flash_builds_the_native_module_for_the_boards_arch"): "static",

@@ -1,8 +1,8 @@
 """Pai Gow house ways as data (firmware/pitboss/games/houseways.py): the published ways
 pass the check the board runs, a casino's own way is data and is refused (bad_config,
 naming the class) when it can foul or leaves a class of hand without a setting, and no
-way fouls over every rank pattern and a seeded sample (1,000,000 hands per profile and
-way in the slow tier: host_tools/houseway_check.py). The worked examples of each way are
+way fouls over every rank pattern and a seeded sample (200,000 hands per profile and way
+in the slow tier, 1,000,000 with PITBOSS_HOUSEWAY_HANDS: host_tools/houseway_check.py). The worked examples of each way are
 vectors: tests/vectors/houseway-*.vec (test_vectors.py, the VM and the Pico run them).
 """
 import os
@@ -199,18 +199,24 @@ def test_the_pickable_table_holds_over_rank_patterns(every):
 
 def test_no_way_fouls_over_rank_patterns_and_a_sample():
     """Every way, both profiles: an eighth of the rank patterns (each dealt twice) and
-    2,000 random hands; the slow tier runs every pattern and 1,000,000 hands."""
+    2,000 random hands; the slow tier runs every pattern and 200,000 hands."""
     out = houseway_check.run(hands=2000, workers=2, patterns_every=8)
     for game, ways in out.items():
         for way, r in ways.items():
             assert r["hands"] > 2000 and r["fouls"] == 0, (game, way, r["examples"])
 
 
-def test_no_way_fouls_over_every_rank_pattern_and_1m_hands():
-    out = houseway_check.run(hands=1000000)
+# Every run: 200,000 hands a profile and way (a minute on CI's two cores). The release
+# proof, issue 30's 1,000,000 (5 min there), is PITBOSS_HOUSEWAY_HANDS=1000000 or
+# `python -m host_tools.houseway_check` (its default; docs/games.md has its last result).
+HANDS = int(os.environ.get("PITBOSS_HOUSEWAY_HANDS", "200000"))
+
+
+def test_no_way_fouls_over_every_rank_pattern_and_a_large_sample():
+    out = houseway_check.run(hands=HANDS)
     for game, ways in out.items():
         for way, r in ways.items():
-            assert r["hands"] >= 1000000 + 2 * len(houseway_check.rank_patterns())
+            assert r["hands"] >= HANDS + 2 * len(houseway_check.rank_patterns())
             assert r["fouls"] == 0, (game, way, r["examples"])
 
 
