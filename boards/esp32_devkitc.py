@@ -39,6 +39,9 @@ SHOE_RX = const(16)
 # slow evaluator pass never drops a card.
 SHOE_BAUD = const(9600)
 SHOE_RXBUF = const(256)
+# machine.UART can sit in select.poll beside the input (pitboss.app.serve). ESP32 is
+# unproven here (no emulator): the port's UART implements the stream poll as rp2's does.
+SHOE_POLLABLE = True
 
 RFID_SPI_ID = const(2)
 RFID_SCK = const(18)

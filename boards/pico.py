@@ -35,6 +35,9 @@ SHOE_RX = const(5)
 # never overruns while the evaluator runs.
 SHOE_BAUD = const(9600)
 SHOE_RXBUF = const(256)
+# machine.UART can sit in select.poll beside the USB input: the main loop wakes on a
+# shoe's byte instead of after its poll timeout (pitboss.app.serve, issue 27).
+SHOE_POLLABLE = True
 
 RFID_SPI_ID = const(0)
 RFID_SCK = const(18)
@@ -266,6 +269,21 @@ def watchdog_stop():
     from machine import mem32
 
     mem32[0x40058000 + 0x3000] = 1 << 30
+
+
+def gc_every():
+    """The heap allocated between the collector's own collections (pitboss.app sets
+    gc.threshold to it; the loop also collects after each dealt card). On the pitboss
+    image the code is in ROMFS and ~163 KB is free with a table configured: 8 KB, so no
+    collection falls inside a card's path (issue 27: at 2 KB one did, ~17 ms, about once
+    a card, even with the collection after each card). On the stock image the code is in
+    the heap and its lowest free heap sits a few KB above the 64 KB floor: 2 KB
+    (app.GC_EVERY; docs/bench.md)."""
+    try:
+        import pitboss_layout  # noqa: F401  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return 2048
+    return 8192
 
 
 def journal_flash():

@@ -245,9 +245,9 @@ def test_a_corrupted_last_frame_tilts_when_no_resend_comes(tmp_path):
     # timeout passes it is no misdeal (docs/shoe-protocol.md, "Transport errors").
     assert codes(t) == [] and cmd(t, "status")["dealt"] == n - 1
     now[0] = shoe_mod.RESEND_MS - 1
-    assert t.app.poll() == [] and codes(t) == []
+    assert list(t.app.poll()) == [] and codes(t) == []
     now[0] = shoe_mod.RESEND_MS
-    assert t.app.poll() == []
+    assert list(t.app.poll()) == []
     assert codes(t) == ["shoe_bad_frame"]
     assert "unresent" in cmd(t, "status")["tilts"][0]["detail"]
     # The next round's first card can never complete this one.
@@ -268,7 +268,7 @@ def test_a_corrupted_frame_resent_in_time_is_no_misdeal(tmp_path):
     [r] = shoe.raw(shoe_mod.encode(deck[n - 1], n - 1))
     assert r["ok"] and codes(t) == []
     now[0] = 10 * shoe_mod.RESEND_MS
-    assert t.app.poll() == [] and codes(t) == []
+    assert list(t.app.poll()) == [] and codes(t) == []
     assert t.commands(after)[-1]["ok"]
     assert t.app.shoe.counts[shoe_mod.EV_BAD_CRC] == 1
 
@@ -476,7 +476,7 @@ def test_rfid_read_error_tilts(tmp_path):
     tag = F.Tag(uid_for(5))
     tag.bad_bcc = True
     t.board.chip.tags = [tag]
-    assert t.app.poll() == []
+    assert list(t.app.poll()) == []
     assert codes(t) == ["rfid_read_error"]
     assert_voided(t, conf, 1, {1: {"ante": 10}})
 
@@ -485,7 +485,7 @@ def test_rfid_reader_fault_tilts(tmp_path):
     t, conf, uid_for = _rfid(tmp_path)
     t.board.chip.irq_stalls = True
     t.board.chip.tags = [F.Tag(uid_for(5))]
-    assert t.app.poll() == []
+    assert list(t.app.poll()) == []
     assert codes(t) == ["rfid_reader_fault"]
     t.board.chip.irq_stalls = False
     assert_voided(t, conf, 1, {1: {"ante": 10}})

@@ -162,7 +162,7 @@ def test_a_frame_resent_after_a_power_cut_is_a_repeat_not_a_second_card(table):
     t2 = LocalTarget(table.root)
     uart = t2._hw.shoe_uart()
     uart.feed(first)
-    assert t2.app.poll() == []
+    assert list(t2.app.poll()) == []
     assert t2.app.shoe.counts[shoe.EV_REPEAT] == 1
     assert shoe_sim.decode_acks(bytes(uart.tx)) == [int(first[3:7], 16)]
     uart.feed(frames[12:])

@@ -48,6 +48,9 @@ _SKIP_COST = const(16)
 # largest allocation (a 2.3 KB settlement record read back), and after an export from a
 # Pai Gow journal it read 64,352 B with 4 KB (2026-12-01 late; docs/bench.md).
 GC_EVERY = 2048
+# A board may set its own (boards/pico.py gc_every(): 8 KB on the pitboss image, whose
+# code is in ROMFS). Since issue 27 the loop also collects after each dealt card (serve).
+_NONE = ()  # App.poll's answer when nothing was dealt
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
@@ -273,7 +276,7 @@ class App:
         take the next tag); returns the replies."""
         if self.registration is not None:
             return self._register_poll()
-        out = []
+        out = None  # most passes deal nothing: no list allocated for them (issue 27)
         while True:
             try:
                 got = self.shoe.poll()
@@ -282,11 +285,12 @@ class App:
                 # an alarm): a card may be lost, so halt; the main loop goes on.
                 why = "shoe: %s %s" % (type(e).__name__, e)
                 self.ctl.misdeal("shoe_fault", why[:80])
-                out.append({"ok": False, "error": {"code": "shoe_fault",
-                                                   "message": "the shoe failed: %s" % (e,)}})
-                return out
+                return (out or []) + [{"ok": False, "error": {
+                    "code": "shoe_fault", "message": "the shoe failed: %s" % (e,)}}]
             if got is None:
-                return out
+                return _NONE if out is None else out
+            if out is None:
+                out = []
             out.append(self.ctl.shoe_card(got[0], got[1]))
             # Only now, with the card journalled (or refused), may the shoe send the next
             # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
@@ -567,12 +571,17 @@ def _answer(a, line, write):
 
 
 def _deal(a, write):
+    """Deal what the shoe delivered and write the replies; how many there were."""
+    n = 0
     try:
         for reply in a.poll():
             reply["src"] = "shoe"  # not an answer to a line: the host tells them apart
             write(reply)
+            n += 1
     except Exception as e:  # noqa: BLE001
         write(_internal("shoe", e))
+        n += 1
+    return n
 
 
 class _Down:
@@ -702,7 +711,8 @@ def main(service=False):
     gc.collect()
     threshold = getattr(gc, "threshold", None)  # MicroPython only
     if threshold is not None:
-        threshold(GC_EVERY)
+        every = getattr(hw, "gc_every", None)
+        threshold(every() if every is not None else GC_EVERY)
     rom = sys.modules.get("pitboss_board")
     if rom is not None and getattr(hw, "EVENT_DRIVEN", False):
         # The virtual board behind its bridge: the VM cannot block on stdin, so the
@@ -797,15 +807,32 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
             # each on a Pico) outlasted WDT_MS and reset the chip.
             wdt.feed()
 
+    # What poll() names the input by: the object on MicroPython (ipoll), its fd on CPython.
+    me = stream if hasattr(poller, "ipoll") else stream.fileno()
+    # The shoe's UART is polled beside the input, so a card's frame ends the wait at once
+    # instead of after poll_ms: where the board says its UART can be (SHOE_POLLABLE; a
+    # stand-in object in select.poll crashed the WebAssembly VM).
+    pollable = getattr(getattr(a, "hw", None), "SHOE_POLLABLE", False)
+    seen = watched = None
     while True:
         if wdt is not None:
             wdt.feed()
-        _deal(a, write)
+        u = getattr(getattr(a, "shoe", None), "uart", None) if pollable else None
+        if u is not seen:  # a new shoe (a reconfiguration) replaces the old one's UART
+            seen = u
+            watched = _watch(poller, watched, u)
+        if _deal(a, write) and not _waiting(watched):
+            # A card was acknowledged, and the shoe sends the next one only once it has
+            # heard that (10 bytes) and then sent the frame (12): ~23 ms at 9600 baud.
+            # A collection now falls in that gap. Left to gc.threshold it fell inside
+            # a card's path about once a card: 17 ms of its 31 ms median on the emulated
+            # Pico (issue 27; docs/bench.md, "A card's path").
+            gc.collect()
         got = 0
         # Inside a refused line's rest the pass waits a little for the next USB packet
         # instead of ending: a pass (the shoe served, the watchdog fed) per 64-byte
         # packet was most of a junk megabyte's chip time.
-        while got < _DRAIN_MAX and _ready(poll, wait if not got else
+        while got < _DRAIN_MAX and _ready(poll, me, wait if not got else
                                           (1 if reader.bad and skip is not None else 0)):
             if reader.bad and skip is not None:
                 if skip():  # the refused line's rest, dropped where it lies
@@ -839,7 +866,41 @@ def _idle(a, write):
         write(_internal("idle", e))
 
 
-def _ready(poll, ms):
-    for _ in poll(ms):
-        return True
-    return False
+def _ready(poll, me, ms):
+    """Is the input (`me`: as poll() names it) readable within `ms`? The wait also ends
+    when the shoe's UART has a byte (_watch): the pass that deals its card comes at
+    once."""
+    ready = False
+    for got in poll(ms):
+        if got[0] is me or got[0] == me:
+            ready = True
+    return ready
+
+
+def _watch(poller, old, new):
+    """Poll the shoe's UART beside the input (a new shoe after a reconfiguration
+    replaces the old one's); returns what is polled. A UART that cannot be polled (a
+    host stand-in without a fileno) is left out: the loop finds its bytes at the next
+    pass, as before."""
+    if old is not None:
+        try:
+            poller.unregister(old)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    if new is not None:
+        try:
+            poller.register(new, 1)  # select.POLLIN
+        except (OSError, ValueError, TypeError, AttributeError):
+            return None
+    return new
+
+
+def _waiting(uart):
+    """Bytes already waiting on the shoe's UART (a shoe that streams its frames): then
+    the next card is not kept waiting for a collection."""
+    if uart is None:
+        return 0
+    try:
+        return uart.any()
+    except (OSError, AttributeError):
+        return 0
