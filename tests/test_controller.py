@@ -100,7 +100,7 @@ def _deal_frames(t, game, seats, seed, faults=()):
     order = replies[-1]["order"]
     deck = shoe_sim.shuffled_deck(seed, 52)[:len(order)]
     t._hw.shoe_uart().feed(shoe_sim.frames(deck, faults=faults))
-    return t.app.poll(), after
+    return list(t.app.poll()), after
 
 
 def test_dropped_shoe_frame_tilts(table):

@@ -37,11 +37,11 @@ class Shoe:
         data = shoe_sim.frames(cards, start_seq=self.seq, faults=faults)
         self.seq = (self.seq + len(cards)) & 0xFFFF
         self.t._hw.shoe_uart().feed(data)
-        return self.t.app.poll()
+        return list(self.t.app.poll())
 
     def raw(self, data):
         self.t._hw.shoe_uart().feed(data)
-        return self.t.app.poll()
+        return list(self.t.app.poll())
 
 
 def make(tmp_path, game="pa-three-card-prime", seats=3, name_="t"):

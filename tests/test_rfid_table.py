@@ -51,7 +51,7 @@ class Target:
 
     def read(self, uid):
         self.board.present(uid)
-        return self.app.poll()
+        return list(self.app.poll())
 
 
 @pytest.fixture
