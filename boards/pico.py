@@ -279,11 +279,22 @@ def gc_every():
     a card, even with the collection after each card). On the stock image the code is in
     the heap and its lowest free heap sits a few KB above the 64 KB floor: 2 KB
     (app.GC_EVERY; docs/bench.md)."""
+    return 2048 if _image_layout() is None else 8192
+
+
+def _image_layout():
+    """The pitboss image's flash layout (its frozen pitboss_layout module), or None on a
+    stock image. The storage area's size, which the image fixes, tells them apart, so a
+    stray pitboss_layout.py on littlefs cannot make a stock image look like it."""
     try:
-        import pitboss_layout  # noqa: F401  # pyright: ignore[reportMissingImports]
+        import pitboss_layout as layout  # pyright: ignore[reportMissingImports]
     except ImportError:
-        return 2048
-    return 8192
+        return None
+    import rp2
+
+    if rp2.Flash().ioctl(4, 0) * 4096 != layout.STORAGE_BYTES:  # pyright: ignore
+        return None
+    return layout
 
 
 def journal_flash():
@@ -292,18 +303,14 @@ def journal_flash():
     programs 256-byte pages without erasing; ioctl(6, block) erases one block;
     memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
     frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
-    and JOURNAL_BYTES. None on a stock image: it has no such region (its journal's sectors
-    are files on littlefs: journal_region()), and the storage area's size, which the
-    image fixes, tells them apart, so a stray pitboss_layout.py on littlefs cannot make one up."""
-    try:
-        import pitboss_layout as layout  # pyright: ignore[reportMissingImports]
-    except ImportError:
+    and JOURNAL_BYTES. None on a stock image (_image_layout): it has no such region (its
+    journal's sectors are files on littlefs: journal_region())."""
+    layout = _image_layout()
+    if layout is None:
         return None
     import rp2
 
     # (The stubs know neither the image's frozen module nor v1.27's Flash(start=, len=).)
-    if rp2.Flash().ioctl(4, 0) * 4096 != layout.STORAGE_BYTES:  # pyright: ignore
-        return None
     return rp2.Flash(start=layout.JOURNAL_START, len=layout.JOURNAL_BYTES)  # pyright: ignore
 
 

@@ -872,7 +872,7 @@ def _ready(poll, me, ms):
     once."""
     ready = False
     for got in poll(ms):
-        if got[0] is me or got[0] == me:
+        if got[0] == me:  # (an object without __eq__ compares by identity)
             ready = True
     return ready
 
