@@ -13,7 +13,6 @@ import concurrent.futures
 import os
 import random
 import shutil
-import signal
 import tempfile
 import threading
 import time
@@ -119,14 +118,16 @@ class Pico:
         self.conf = Configurator(self.target, "pico", self.keys)
         return self.board
 
-    def wait_off(self, timeout=30):
-        """The emulator stopped itself (a power cut): wait until its daemon is gone."""
+    def wait_off(self, timeout=120):
+        """The emulator stopped itself (a power cut): wait until its daemon is gone. One
+        still there after `timeout` is stopped (vboard.stop: SIGTERM, then SIGKILL, and
+        its state cleared): a SIGKILL here alone, then status(), left its state behind
+        when the daemon had not died yet, and the next start() refused ("a board is
+        already running"; a clean-clone run on a loaded machine, 2026-12-03)."""
         deadline = time.monotonic() + timeout
         while vboard._alive(self.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if vboard._alive(self.pid):
-            os.killpg(self.pid, signal.SIGKILL)
-        vboard.status(self.state)  # clears the stale state
+        vboard.stop(self.state)  # nothing left running: only clears stale state
 
     def close(self):
         if self.board is not None:
