@@ -178,7 +178,17 @@ def stdin():
     trusted only once exactly one candidate has followed _SURE single-byte reads (its
     iget one further each time: the caller reads one byte between calls whenever
     any() answers 0 or 1). Until then, and on a firmware where it is not found,
-    any() and discard() answer 0 and the loop reads a byte at a time as before."""
+    any() and discard() answer 0 and the loop reads a byte at a time as before.
+
+    The pitboss image has both in C (boards/rp2/PITBOSS_PICO/cdc_rx: the module
+    pitboss_cdc), and its discard() also drops the rest of the line as it arrives, in
+    the USB receive callback: a junk megabyte costs no Python at all."""
+    try:
+        from pitboss_cdc import any, discard  # pyright: ignore[reportMissingImports]
+
+        return any, discard
+    except ImportError:
+        pass
     from machine import mem16, mem32
 
     st = [_RAM, [], None, None]  # scan position, candidates [addr, iget, matches],

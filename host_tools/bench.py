@@ -57,25 +57,35 @@ def machine_info():
             "python": platform.python_version(), "node": node_v, "load_at_start": load}
 
 
-def run(port=None, quick=False, native=True, cpython=True, board=True, exact=False):
+def run(port=None, quick=False, native=True, cpython=True, board=True, exact=False,
+        progress=None):
+    """Every figure asked for. progress(msg) hears each stage as it starts (the
+    command's prints a line on stderr); by default nothing is said."""
+    say = progress or (lambda msg: None)
     res = {"machine": machine_info(), "quick": quick, "targets": TARGETS}
     with tempfile.TemporaryDirectory(prefix="pitboss-bench-") as tmp:
         work = Path(tmp)
         if cpython:
             from host_tools.bench_cpython import bench_cpython
+            say("bench: the evaluators on CPython")
             res["cpython"] = bench_cpython(quick)
         if board and port == "pico":   # the emulated Pico: chip-time figures
             from host_tools import bench_pico
-            res["pico"] = bench_pico.measure(quick)
+            say("bench: the emulated Pico (minutes)")
+            res["pico"] = bench_pico.measure(quick, progress=say)
             # issue 27: the stock image and the pitboss image, side by side, same run
             from host_tools import bench_image
-            res["pico_images"] = bench_image.measure()
+            say("bench: the stock and the pitboss image side by side (minutes)")
+            res["pico_images"] = bench_image.measure(progress=say)
             # and the WebAssembly board's ratios beside them (the bytecode path, for
             # ports without a native emitter): one run has both (issue 13)
+            say("bench: the WebAssembly board")
             res["board"] = bench_device.bench_board("virtual", quick, work)
         elif board:
+            say("bench: the board on %s" % port)
             res["board"] = bench_device.bench_board(port, quick, work)
         if native:
+            say("bench: native code on the unix port")
             res["native"] = bench_device.bench_native(quick, work, exact=exact)
     res["target_rows"] = [{"target": t, "measured": v,
                            "met": None if quick else ok}
@@ -96,12 +106,15 @@ def cmd_bench(args):
         return 2
     if args.journal:  # flash wear and a card's journal cost (host_tools/bench_journal.py)
         from host_tools import bench_journal
+        from host_tools.progress import step
+        step("bench: the journal's flash costs")
         res = bench_journal.measure(5 if args.quick else 30)
         texts = [bench_journal.render(res)]
     else:
+        from host_tools.progress import step
         res = run(port=args.port, quick=args.quick, native=not args.no_native,
                   cpython=not args.board_only, board=not args.cpython_only,
-                  exact=args.exact)
+                  exact=args.exact, progress=step)
         texts = [render(res)]
         if "pico" in res:
             from host_tools import bench_pico

@@ -33,17 +33,25 @@ def cpython_run(games=None):
     return tally, [f.replace(VECTOR_DIR + os.sep, "") for f in fails]
 
 
-def board_run(board, games=None):
-    """Copy the vector files (only `games`' if given) to the board and run them there."""
+def board_run(board, games=None, progress=None):
+    """Copy the vector files (only `games`' if given) to the board and run them there.
+    With progress (the command's: host_tools.progress.step), the copy shows a bar of
+    files and each step is said as it starts."""
     board.exec("import os\ntry:\n os.mkdir('/vectors')\nexcept OSError:\n pass")
     files = _files(games)
     if games is not None:
         # A board's /vectors may hold other games' files from an earlier full run.
         board.exec("import os\nfor f in os.listdir('/vectors'):\n"
                    " if f[:-4] not in %r:\n  os.remove('/vectors/' + f)" % (list(games),))
-    for path in files:
-        with open(path, "rb") as f:
-            board.write_file("/vectors/" + os.path.basename(path), f.read())
+    from host_tools.progress import bar
+    with bar(len(files), "copying vector files", "file", off=progress is None) as shown:
+        for path in files:
+            with open(path, "rb") as f:
+                board.write_file("/vectors/" + os.path.basename(path), f.read())
+            shown.update()
+    if progress is not None:
+        progress("running %d vector files on the board (a minute or two on a Pico)"
+                 % len(files))
     out = board.exec("from pitboss import vectors\nvectors.main('/vectors')")
     tally, fails = {}, []
     for line in out.splitlines():
@@ -69,11 +77,13 @@ def compare(host, board):
 
 
 def cmd_vectors(args):
+    from host_tools.progress import step
     host = cpython_run()
     if args.port:
         try:
+            step("vectors: CPython done; opening the board on %s" % args.port)
             with open_board(args.port) as b:
-                where, result = "board", board_run(b)
+                where, result = "board", board_run(b, progress=step)
         except BoardError as e:
             from host_tools.table_host import one_line  # one line, exit 2
             sys.stderr.write("pitboss: %s\n" % one_line(e))

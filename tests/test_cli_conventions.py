@@ -89,3 +89,43 @@ def test_pitboss_home_moves_the_key_store(tmp_path):
 def test_board_log_of_a_board_never_started(tmp_path):
     one_line(run("board", "log", "--state-dir", str(tmp_path / "st"), tmp_path=tmp_path),
              2, "no log")
+
+
+def test_bench_progress_is_on_stderr_and_json_stays_one_document(tmp_path):
+    """Item 10: bench says each stage as it starts, on stderr; with --json stdout is the
+    one document (the emulated Pico's stages used to print on stdout); -q says nothing."""
+    import json
+
+    r = run("bench", "--quick", "--cpython-only", "--no-native", "--json", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "cpython" in json.loads(r.stdout)
+    assert "pitboss: bench: the evaluators on CPython" in r.stderr.splitlines(), r.stderr
+    q = run("-q", "bench", "--quick", "--cpython-only", "--no-native", "--json",
+            tmp_path=tmp_path)
+    assert q.returncode == 0 and "cpython" in json.loads(q.stdout)
+    assert "pitboss: bench" not in q.stderr, q.stderr
+
+
+def test_vectors_on_a_board_say_each_step(tmp_path):
+    """Item 10: `vectors --port` copies the files with a bar and says the board's run
+    before the minute it takes."""
+    from host_tools import board_vectors
+
+    class Board:
+        def __init__(self):
+            self.files = []
+
+        def exec(self, code):
+            if "vectors.main" not in code:
+                return ""
+            return "GAME nj-5card 3 0\nVECTORS 3 0\n"
+
+        def write_file(self, path, data):
+            self.files.append(path)
+
+    said, b = [], Board()
+    tally, fails = board_vectors.board_run(b, progress=said.append)
+    n = len(board_vectors.vector_files())
+    assert len(b.files) == n and tally == {"nj-5card": [3, 0]} and fails == []
+    assert said == ["running %d vector files on the board (a minute or two on a Pico)" % n]
+    assert board_vectors.board_run(Board())[0] == tally  # the demo's call: no progress

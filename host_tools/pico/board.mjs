@@ -131,6 +131,10 @@ function wake() {
   }
 }
 
+// control 'profile': the program counter sampled every 64th instruction (a developer's
+// tool: where a figure's cycles go, mapped to functions with the image's ELF).
+let profile = null;
+
 let hung = false;  // control 'hang': no instruction runs, the clock (and watchdog) go on
 
 function run() {
@@ -157,6 +161,10 @@ function run() {
       clock.tick(next > 0 ? next : 0);
       i += 64;
     } else {
+      if (profile && (++profile.n & 63) === 0) {
+        const pc = core.PC;
+        profile.pcs.set(pc, (profile.pcs.get(pc) || 0) + 1);
+      }
       clock.tick(core.executeInstruction() * NS_PER_CYCLE);
       if (cutAtCycle >= 0 && core.cycles >= cutAtCycle) {
         powerCut(`at cycle ${cutAtCycle}`);
@@ -187,9 +195,14 @@ process.on('SIGTERM', () => {
 
 if (args.ctl) {
   serveControl(args.ctl, {
-    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, wake,
+    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, wake, cdc,
     cutAt(cycle) { cutAtCycle = cycle; },
     cutNow() { powerCut('now (host)'); },
+    profile(on) {
+      const was = profile;
+      profile = on ? { n: 0, pcs: new Map() } : null;
+      return was ? [...was.pcs.entries()] : [];
+    },
     hang() { hung = true; log(`hung by the host at cycle ${core.cycles}`); wake(); },
   });
 }

@@ -1,5 +1,9 @@
 // The host's control socket: one JSON object per line in, one JSON reply per line out.
-//   {"cmd": "cycles"}                                  -> cycles, ns (emulated), boot figures
+//   {"cmd": "cycles"}                                  -> cycles, ns (emulated), boot figures,
+//                                                       usb_starved (usbcdc.mjs)
+//   {"cmd": "profile", "on": true|false}               start sampling the program counter
+//                                                       (every 64th instruction) / stop:
+//                                                       samples [[pc, n], ...] (docs/bench.md)
 //   {"cmd": "cut", "at_cycle": N} | {"cmd": "cut", "now": true}
 //   {"cmd": "cut", "flash_ops": K, "keep": B}           the (K+1)th flash erase/program from
 //                                                       now is cut after B bytes
@@ -32,7 +36,8 @@ export function serveControl(path, board) {
     const { core, clock, flash, uarts, shoes, gpio, display, rfid, stats } = board;
     switch (req.cmd) {
       case 'cycles':
-        return reply({ cycles: core.cycles, ns: clock.nanos, ...stats });
+        return reply({ cycles: core.cycles, ns: clock.nanos, usb_starved: board.cdc.starved(),
+                       ...stats });
       case 'cut':
         if (req.now) { reply({ ok: true }); return setImmediate(board.cutNow); }
         if (req.at_cycle !== undefined) { board.cutAt(req.at_cycle); return reply({ ok: true }); }
@@ -57,6 +62,8 @@ export function serveControl(path, board) {
         const done = () => reply({ ok: true, ...shoe.state(), ns: clock.nanos, cycles: core.cycles });
         return req.wait ? shoe.whenDone(done) : done();
       }
+      case 'profile':  // {"on": true} starts sampling; {"on": false} stops: [[pc, n], ...]
+        return reply({ samples: board.profile(!!req.on) });
       case 'shoe_state':
         return reply({ ...shoes[req.id ?? 1].state(), ns: clock.nanos, cycles: core.cycles });
       case 'uart_tx': {

@@ -6,17 +6,23 @@
 //  4. Bytes from the host are kept in our own queue and handed over one read (at most the
 //     size the firmware armed) at a time, instead of being pushed into rp2040js's 512-byte
 //     FIFO, which drops what does not fit.
+// It also counts the chip's cycles spent with a read armed and nothing from the host
+// (starvedCycles): a pty delivers a burst in pieces, and the emulated chip runs on between
+// them, so a drain's chip time is its cycles minus these.
 import { USBCDC } from './rp2040.mjs';
 
 export class CDCLink {
   /** onData(Uint8Array): bytes the board sent; onConnect(): the board enumerated. */
   constructor(mcu, onData, onConnect) {
+    this.core = mcu.core;
     this.usb = mcu.usbCtrl;
     this.cdc = new USBCDC(this.usb);
     this.queue = [];        // Uint8Array chunks from the host
     this.queued = 0;
     this.pending = 0;       // size of a held read (0: none)
     this.connected = false;
+    this.starvedCycles = 0;
+    this.starvedSince = -1; // cycle count when a read was armed with the queue empty
     this.cdc.onSerialData = onData;
     this.cdc.onDeviceConnected = () => {
       this.connected = true;
@@ -27,15 +33,25 @@ export class CDCLink {
       if (endpoint !== this.cdc.outEndpoint) return;
       this.pending = size;
       this._feed();
+      if (this.pending && !this.queued) this.starvedSince = this.core.cycles;
     };
   }
 
   /** Host -> board bytes. */
   write(bytes) {
     if (!bytes.length) return;
+    if (this.starvedSince >= 0) {
+      this.starvedCycles += this.core.cycles - this.starvedSince;
+      this.starvedSince = -1;
+    }
     this.queue.push(Uint8Array.from(bytes));
     this.queued += bytes.length;
     this._feed();
+  }
+
+  /** Cycles the chip ran with a read armed and no host bytes, up to now. */
+  starved() {
+    return this.starvedCycles + (this.starvedSince >= 0 ? this.core.cycles - this.starvedSince : 0);
   }
 
   _feed() {

@@ -3,3 +3,8 @@
 // (MICROPY_HW_ROMFS_BYTES, MICROPY_HW_FLASH_STORAGE_BYTES) come from
 // modules/pitboss_layout.py through mpconfigboard.cmake: that file is the one place.
 #define MICROPY_HW_BOARD_NAME                   "Raspberry Pi Pico (pitboss)"
+
+// MicroPython's USB serial receive callback is renamed tud_cdc_rx_cb_mp: cdc_rx/cdc_rx.c
+// is the tud_cdc_rx_cb here, copying whole runs into the stdin ring while Ctrl-C is off
+// and calling this one for the rest.
+#define MICROPY_WRAP_TUD_CDC_RX_CB(name) name##_mp
