@@ -81,7 +81,6 @@ def cmd_vectors(args):
     host = cpython_run()
     if args.port:
         try:
-            step("vectors: CPython done; opening the board on %s" % args.port)
             with open_board(args.port) as b:
                 where, result = "board", board_run(b, progress=step)
         except BoardError as e:
