@@ -170,13 +170,17 @@ def test_the_pit_view_in_chromium_shows_a_tilt_live_and_a_rounds_detail(floor, t
         wait.until(lambda d: d.current_url.endswith("/table/" + floor["tables"][0]))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#rounds a"))
         drv.save_screenshot(os.path.join(shots, "pit-view-table.png"))
-        # (the table's page reloads itself as its rounds come in: the link is read in
-        # the page and followed)
+        # (the table's page reloads itself as its rounds come in: the link is read and
+        # clicked in the page, as a reader's click; a reload due while the round's page
+        # loads must not cancel that navigation: web.py closes the stream on leaving)
         number, href = drv.execute_script(
             "var a = document.querySelectorAll('#rounds a'); a = a[a.length - 1]; "
-            "return [a.textContent.slice(1), a.href]")
-        drv.get(href)
-        wait.until(lambda d: d.find_elements(By.ID, "hands"))
+            "a.click(); return [a.textContent.slice(1), a.href]")
+        try:
+            wait.until(lambda d: d.current_url == href and d.find_elements(By.ID, "hands"))
+        except Exception:
+            raise AssertionError("the round's page did not come: at %s, wanted %s"
+                                 % (drv.current_url, href))
         assert drv.find_element(By.ID, "round-title").text.endswith("round %s" % number)
         cards = drv.find_elements(By.CSS_SELECTOR, "#hands .card")
         assert len(cards) >= 6
