@@ -136,12 +136,12 @@ def make_app(db, config, collector=None):
         # reader leaves (a round's link followed), the stream is closed and no reload
         # comes: a reload of this page while the round's page is still loading would
         # cancel that navigation, and the reader would stay here.
-        js = ("<script>var v=null,gone=false;var es=new EventSource('/events');"
-              "addEventListener('beforeunload',function(){gone=true;es.close();});"
-              "es.addEventListener('tables',function(e){if(gone)return;var t=JSON.parse("
-              "e.data).filter(function(x){return x.board==%s})[0];var k=JSON.stringify("
-              "[t.last_round,t.tilts,t.anomalies,t.online]);if(v!==null&&k!==v){gone=true;"
-              "es.close();location.reload();}v=k;});</script>" % json.dumps(board))
+        js = ("<script>var v=null;var es=new EventSource('/events');"
+              "addEventListener('beforeunload',function(){es.close();});"
+              "es.addEventListener('tables',function(e){var t=JSON.parse(e.data).filter("
+              "function(x){return x.board==%s})[0];var k=JSON.stringify([t.last_round,"
+              "t.tilts,t.anomalies,t.online]);if(v!==null&&k!==v){es.close();"
+              "location.reload();}v=k;});</script>" % json.dumps(board))
         return page(board, body, js)
 
     async def round_page(request):

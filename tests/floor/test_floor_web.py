@@ -133,6 +133,7 @@ def test_the_pit_view_in_chromium_shows_a_tilt_live_and_a_rounds_detail(floor, t
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 
     opts = webdriver.ChromeOptions()
@@ -178,7 +179,7 @@ def test_the_pit_view_in_chromium_shows_a_tilt_live_and_a_rounds_detail(floor, t
             "a.click(); return [a.textContent.slice(1), a.href]")
         try:
             wait.until(lambda d: d.current_url == href and d.find_elements(By.ID, "hands"))
-        except Exception:
+        except TimeoutException:
             raise AssertionError("the round's page did not come: at %s, wanted %s"
                                  % (drv.current_url, href))
         assert drv.find_element(By.ID, "round-title").text.endswith("round %s" % number)
