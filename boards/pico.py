@@ -334,7 +334,7 @@ def set_rtc(tm):
 
 
 # The journal's flash region (pitboss.region; docs/journal.md, "The journal on a flash
-# region"). On the pitboss image it is the raw region journal_flash() gives (256 KB, 64
+# region"). On the pitboss image it is the raw region journal_flash() gives (768 KB, 192
 # sectors, outside littlefs): a page program is one ROM call, no file system in the way.
 # The stock image has no raw region (rp2.Flash(start=, len=) reaches only littlefs's own
 # area, issue 27), so there the journal's sectors are files on littlefs: a page

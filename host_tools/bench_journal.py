@@ -24,6 +24,14 @@ FILE_PROGRAM_MS = 48.7  # measured: a 48-byte littlefs append + flush + sync, me
 GAMES = {"pr-pai-gow": 6, "pr-pai-gow-a5-low": 6, "pa-three-card-prime": 7,
          "qc-caribbean": 7, "nj-5card": 7, "nj-3card": 7}
 REGION_KB = (256, 512, 768)
+LIFE_YEARS = 20  # issue 27's budget for the region at ROUNDS_A_DAY
+
+
+def image_region_kb():
+    """The pitboss image's raw journal region (pitboss_layout.JOURNAL_BYTES), in KB."""
+    from host_tools.romfs_deploy import layout
+
+    return layout()["JOURNAL_BYTES"] // 1024
 
 
 def measure(rounds=30, sectors=128):
@@ -90,10 +98,22 @@ def render(res):
         lines.append("%-20s %5d %8.2f %8.2f %8.2f  %8.1f  %s" % (
             game, g["seats"], epr, ppc, ppc * RAW_PAGE_MS, ppc * FILE_PROGRAM_MS,
             ", ".join("%.1f" % life_years(k // 4, epr) for k in REGION_KB)))
-    need = worst * ROUNDS_A_DAY * 365.25 * 20 / CYCLES
-    lines.append("20 years of the most erasing game (%.2f erases a round) needs a region of "
-                 ">= %d sectors (%d KB)" % (worst, need + 1, (need + 1) * 4))
+    need = worst * ROUNDS_A_DAY * 365.25 * LIFE_YEARS / CYCLES
+    lines.append("%d years of the most erasing game (%.2f erases a round) needs a region of "
+                 ">= %d sectors (%d KB)" % (LIFE_YEARS, worst, need + 1, (need + 1) * 4))
+    kb = image_region_kb()
+    least = life_years(kb // 4, worst)
+    lines.append("the pitboss image's region (pitboss_layout.JOURNAL_BYTES): %d KB, %.1f years "
+                 "for the most erasing game: %s the %d-year budget"
+                 % (kb, least, "within" if least >= LIFE_YEARS else "UNDER", LIFE_YEARS))
     return "\n".join(lines)
+
+
+def image_life(res):
+    """{game: years} of the pitboss image's region at each game's erases a round."""
+    sectors = image_region_kb() // 4
+    return {game: life_years(sectors, g["erases"] / g["rounds"])
+            for game, g in res["games"].items()}
 
 
 def main(rounds=30):

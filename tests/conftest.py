@@ -39,7 +39,7 @@ MODULE_TIERS = {
     "test_census_reference": "host", "test_cli": "host", "test_controller": "host",
     "test_deckmap": "host", "test_display": "host", "test_fastpath": "host",
     "test_fuzz": "host", "test_journal": "host", "test_meters": "host",
-    "test_mfrc522": "host", "test_paigow": "host", "test_houseways": "host", "test_paytables_posted": "host", "test_edge": "host", "test_payscreen": "host", "test_properties": "host",
+    "test_mfrc522": "host", "test_paigow": "host", "test_houseways": "host", "test_bench_journal": "host", "test_paytables_posted": "host", "test_edge": "host", "test_payscreen": "host", "test_properties": "host",
     "test_rfid_table": "host", "test_shoe": "host", "test_showdown": "host",
     "test_table": "host", "test_threecard": "host", "test_tilt": "host",
     "test_boards": "host", "test_vectors": "host", "test_main_loop": "host",

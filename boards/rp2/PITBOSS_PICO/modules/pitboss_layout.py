@@ -7,8 +7,10 @@
 #                                 (`pitboss flash`: mpremote romfs deploy)
 #   0x100E0000  STORAGE  1152 KB  rp2.Flash()'s area (MICROPY_HW_FLASH_STORAGE_BYTES),
 #                                 split in two by offsets into it (rp2.Flash(start=, len=)):
-#     +0x00000  JOURNAL   256 KB  the raw journal region: page programs, no file system
-#     +0x40000  LFS       896 KB  littlefs, mounted at /: configuration, keys, A/B slots
+#     +0x00000  JOURNAL   768 KB  the raw journal region: page programs, no file system
+#                                 (768 KB: 20 years of wear for the most erasing table,
+#                                 docs/journal.md "Wear"; 627 KB was the least)
+#     +0xC0000  LFS       384 KB  littlefs, mounted at /: configuration, keys, A/B slots
 #
 # Who reads it: the board's mpconfigboard.cmake (parses the NAME = const(...) lines below
 # into MICROPY_HW_ROMFS_BYTES / MICROPY_HW_FLASH_STORAGE_BYTES, so C and Python cannot
@@ -26,6 +28,6 @@ CODE_BYTES = const(0xA0000)
 ROMFS_BYTES = const(0x40000)
 STORAGE_BYTES = const(0x120000)
 JOURNAL_START = const(0x0)
-JOURNAL_BYTES = const(0x40000)
-LFS_START = const(0x40000)
-LFS_BYTES = const(0xE0000)
+JOURNAL_BYTES = const(0xC0000)
+LFS_START = const(0xC0000)
+LFS_BYTES = const(0x60000)
