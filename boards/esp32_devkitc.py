@@ -124,14 +124,6 @@ def display_i2c():
     return i2c, DISPLAY_ADDR
 
 
-def display():
-    """The SSD1306 as a framebuf.FrameBuffer with show(); see pitboss.ssd1306."""
-    from pitboss.ssd1306 import SSD1306
-
-    i2c, addr = display_i2c()
-    return SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
-
-
 def led():
     """Status LED as a machine.Pin (on()/off()/value())."""
     from machine import Pin
@@ -176,19 +168,13 @@ def watchdog(timeout_ms):
 
 def set_rtc(tm):
     """Set the ESP32's RTC (what time.time() reads) from a time.gmtime() tuple: the
-    host's time, sent when it connects (pitboss.clock)."""
+    host's time, sent when it connects (pitboss.hw.clock)."""
     from machine import RTC
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
 
 
-# The journal's flash region (pitboss.region): sector files on the filesystem, as on the
+# The journal's flash region's budget (the firmware builds the region): sector files on the filesystem, as on the
 # stock Pico image (boards/pico.py says why): 512 KB of the filesystem.
 JOURNAL_SECTORS = const(128)
-
-
-def journal_region(root="", fs=None):
-    from pitboss.region import FileRegion
-
-    return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)

@@ -120,14 +120,6 @@ def display_i2c():
     return i2c, DISPLAY_ADDR
 
 
-def display():
-    """The SSD1306 as a framebuf.FrameBuffer with show(); see pitboss.ssd1306."""
-    from pitboss.ssd1306 import SSD1306
-
-    i2c, addr = display_i2c()
-    return SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
-
-
 def led():
     """Status LED as a machine.Pin (on()/off()/value())."""
     from machine import Pin
@@ -314,7 +306,7 @@ def journal_flash():
     memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
     frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
     and JOURNAL_BYTES. None on a stock image (_image_layout): it has no such region (its
-    journal's sectors are files on littlefs: journal_region())."""
+    journal's sectors are files on littlefs: pitboss.hw.drivers.journal_region())."""
     layout = _image_layout()
     if layout is None:
         return None
@@ -326,15 +318,16 @@ def journal_flash():
 
 def set_rtc(tm):
     """Set the RP2040's RTC (what time.time() reads) from a time.gmtime() tuple: the
-    host's time, sent when it connects (pitboss.clock)."""
+    host's time, sent when it connects (pitboss.hw.clock)."""
     from machine import RTC
 
     # RTC.datetime wants (year, month, day, weekday, hours, minutes, seconds, subseconds)
     RTC().datetime((tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0))
 
 
-# The journal's flash region (pitboss.region; docs/journal.md, "The journal on a flash
-# region"). On the pitboss image it is the raw region journal_flash() gives (768 KB, 192
+# The journal's flash region's budget (docs/journal.md, "The journal on a flash region";
+# the firmware builds the region from it). On the pitboss image it is the raw region
+# journal_flash() gives (768 KB, 192
 # sectors, outside littlefs): a page program is one ROM call, no file system in the way.
 # The stock image has no raw region (rp2.Flash(start=, len=) reaches only littlefs's own
 # area, issue 27), so there the journal's sectors are files on littlefs: a page
@@ -342,18 +335,3 @@ def set_rtc(tm):
 # to a segment file was). JOURNAL_SECTORS of them: 512 KB of the 1,408 KB filesystem (the
 # segment files' budget was 704 KB).
 JOURNAL_SECTORS = const(128)
-
-
-def journal_region(root="", fs=None):
-    """The journal's region: the raw one on the pitboss image, sector files under
-    root + /journal/region otherwise. A root or fs of its own (a test's folder, the
-    host's twin of a board) is never the chip's raw region."""
-    if not root and fs is None:
-        dev = journal_flash()
-        if dev is not None:
-            from pitboss.region import FlashRegion
-
-            return FlashRegion(dev)
-    from pitboss.region import FileRegion
-
-    return FileRegion(root + "/journal/region", JOURNAL_SECTORS, fs)

@@ -4,8 +4,8 @@
 # unchanged, but there is no `machine` module in the VM, so every peripheral is simulated
 # here in plain Python:
 #   shoe     BufferUART: the host feed()s shoe bytes in, the firmware reads them like a UART
-#   display  the real pitboss.ssd1306 driver on SimI2C, a bus with a simulated SSD1306 whose
-#            GDDRAM the host can read back (display_device().ram / .lines())
+#   display  SimI2C, a bus with a simulated SSD1306 (the firmware's real driver writes to
+#            it: pitboss.hw.drivers.display) whose GDDRAM the host can read back (display_device().ram / .lines())
 #   led      SimPin that only remembers its value
 #   buttons  SimPins the host can press()/release()
 #   rfid     none: PERIPHERALS leaves it out and rfid() raises OSError(ENODEV)
@@ -280,7 +280,6 @@ class SimI2C:
 
 _shoe = None
 _i2c = None
-_display = None
 _led = None
 _buttons = None
 
@@ -288,8 +287,8 @@ _buttons = None
 def reset():
     """Forget the shared peripherals: the next factory call makes new ones (a host that
     runs several simulated boards in one process, e.g. tests)."""
-    global _shoe, _i2c, _display, _led, _buttons
-    _shoe = _i2c = _display = _led = _buttons = None
+    global _shoe, _i2c, _led, _buttons
+    _shoe = _i2c = _led = _buttons = None
 
 
 def shoe_uart():
@@ -308,17 +307,6 @@ def display_i2c():
     if _i2c is None:
         _i2c = SimI2C()
     return _i2c, DISPLAY_ADDR
-
-
-def display():
-    """The real SSD1306 driver on the simulated bus (needs framebuf: the VM has it)."""
-    global _display
-    if _display is None:
-        from pitboss.ssd1306 import SSD1306
-
-        i2c, addr = display_i2c()
-        _display = SSD1306(i2c, addr, DISPLAY_WIDTH, DISPLAY_HEIGHT)
-    return _display
 
 
 def display_device():

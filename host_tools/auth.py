@@ -1,4 +1,4 @@
-"""Host side of authenticated table commands (firmware: pitboss/auth.py).
+"""Host side of authenticated table commands (firmware: pitboss/store/auth.py).
 
 A board accepts a configuration command only as
 
@@ -56,7 +56,7 @@ def auth_line(key: bytes, counter: int, command: str) -> str:
 
 def rekey_command(old_key: bytes, counter: int, new_key: bytes) -> str:
     """The authenticated command that gives a production board `new_key` (firmware:
-    pitboss.auth.Auth.rekey): the key XORed with HMAC(old key, "pitboss-key-wrap N"), so
+    pitboss.store.auth.Auth.rekey): the key XORed with HMAC(old key, "pitboss-key-wrap N"), so
     it never crosses the serial line in clear, and its fingerprint."""
     pad = hmac.new(old_key, b"pitboss-key-wrap %d" % counter, hashlib.sha256).digest()
     if len(new_key) != len(pad):
@@ -210,7 +210,7 @@ def board_script(key: bytes) -> str:
     if not 16 <= len(key) <= 128:
         raise ValueError("key must be 16..128 bytes")
     return ("from binascii import unhexlify\n"
-            "from pitboss import auth\n"
+            "from pitboss.store import auth\n"
             "auth.provision(unhexlify(%r))\n"
             "print('PITBOSS-AUTH provisioned %s')\n" % (key.hex(), fingerprint(key)))
 

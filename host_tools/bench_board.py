@@ -167,7 +167,7 @@ def mem_delta(a0):
 def bench_pitboss(rng):
     gc.collect()
     a0 = gc.mem_alloc()
-    from pitboss import evaluator, profiles
+    from pitboss.rules import evaluator, profiles
     OUT["pitboss_import_bytes"] = mem_delta(a0)
     OUT["native"] = evaluator._n5 is not None  # pitboss/native5 (viper) in use
     a1 = gc.mem_alloc()
@@ -369,7 +369,7 @@ def bench_treys():
 
 def bench_paigow(rng):
     try:
-        from pitboss import evaluator, profiles
+        from pitboss.rules import evaluator, profiles
         from pitboss.games import paigow
     except ImportError as e:
         OUT["paigow_ms"] = None
@@ -449,7 +449,7 @@ def bench_paigow(rng):
 
 
 def profiles_mod():
-    from pitboss import profiles
+    from pitboss.rules import profiles
     return profiles
 
 
@@ -477,7 +477,7 @@ def main():
         pass
     # ... and every other game's table (Pai Gow's two-card low hand's too): loaded after
     # the timed loops, its 1,148-byte module import found no block on a Pico
-    from pitboss import profiles
+    from pitboss.rules import profiles
     for gid in profiles.GAMES:
         q = profiles.get(gid)
         if q.fast is None:
@@ -548,7 +548,7 @@ def main():
     OUT["alloc_frame_bytes"] = af
     # every game, joker hands included, ranked with the heap locked
     lock_ok = heap_locked_ok(score, p, hands)
-    from pitboss import profiles
+    from pitboss.rules import profiles
     for gid in profiles.GAMES:
         q = profiles.get(gid)
         qh = deal(rng, 50, q.size, q.deck)

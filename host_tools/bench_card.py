@@ -4,8 +4,8 @@
 # time (time.ticks_us: chip time on the emulated Pico), and the same for the journal's
 # append of a card's record alone. The journal on a RAM model of a raw region (the
 # block-device calls rp2.Flash answers, with no flash time: add the page programs), on
-# sector files (pitboss.region.FileRegion on the board's filesystem), and on segment
-# files (pitboss.journal), for comparison.
+# sector files (pitboss.store.region.FileRegion on the board's filesystem), and on segment
+# files (pitboss.store.journal), for comparison.
 #   ALLOC <what> <bytes a card>   and   US <what> <microseconds a card>, then ALLOC-DONE
 # tests/test_card_alloc_vm.py runs it on the VM; on the emulated Pico:
 #   pitboss board start --kind pico; pitboss flash --port pico ...; mpremote run it.
@@ -15,10 +15,10 @@ import time
 
 ROOT = [""]
 
-from pitboss.cardrec import CardRecord
+from pitboss.store.cardrec import CardRecord
 from pitboss.controller import Controller
-from pitboss.region import FileRegion, FlashRegion
-from pitboss.ringjournal import RegionJournal
+from pitboss.store.region import FileRegion, FlashRegion
+from pitboss.store.ringjournal import RegionJournal
 
 
 class RamFlash:

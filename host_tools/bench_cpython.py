@@ -26,8 +26,8 @@ from collections import Counter
 
 import host_tools
 from host_tools import hostfast, process_pool
-from pitboss import evaluator, profiles
-from pitboss.cards import name
+from pitboss.rules import evaluator, profiles
+from pitboss.rules.cards import name
 
 PEERS = ("treys", "eval7", "phevaluator")
 
@@ -203,13 +203,13 @@ COLD = {
         "import sys; sys.path.insert(0, {repo!r})\n"
         "t0 = time.perf_counter()\n"
         "from host_tools import hostfast\n"
-        "from pitboss import evaluator, profiles\n"
+        "from pitboss.rules import evaluator, profiles\n"
         "hostfast.install()\n"
         "v = evaluator.score(profiles.get('nj-5card'), {ids!r})\n"),
     "pitboss (board path)": (
         "import sys; sys.path.insert(0, {fw!r})\n"
         "t0 = time.perf_counter()\n"
-        "from pitboss import evaluator, profiles\n"
+        "from pitboss.rules import evaluator, profiles\n"
         "v = evaluator.score(profiles.get('nj-5card'), {ids!r})\n"),
     "treys": (
         "t0 = time.perf_counter()\n"

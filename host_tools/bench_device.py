@@ -126,7 +126,7 @@ def host_sample_digests(n, seed):
     plain Python and imports here without running), scored by the host's tables (the
     rule core's own scores, host_tools/hostfast.py)."""
     from host_tools import bench_board, hostfast
-    from pitboss import evaluator, profiles
+    from pitboss.rules import evaluator, profiles
     hostfast.install()
     return {g: r["sha256"] for g, r in
             bench_board.sample_five(evaluator, profiles, n, seed).items()}
@@ -240,7 +240,7 @@ def host_digests(gids):
     import hashlib
     from array import array
     from host_tools import hostfast
-    from pitboss import evaluator, profiles
+    from pitboss.rules import evaluator, profiles
     hostfast.install()
     out = {}
     for gid in gids:

@@ -1,6 +1,6 @@
-"""`pitboss bench --journal`: the journal on a flash region (pitboss.ringjournal), counted
+"""`pitboss bench --journal`: the journal on a flash region (pitboss.store.ringjournal), counted
 on CPython with the firmware unchanged: every game at its full table plays seeded rounds
-through the shoe on a raw region (pitboss.region.FlashRegion over host_tools.nor_flash's
+through the shoe on a raw region (pitboss.store.region.FlashRegion over host_tools.nor_flash's
 model, which counts erases and page programs), with the idle passes between rounds that
 erase ahead as the main loop does. Printed:
 - erases per round and pages programmed per dealt card, per game;
@@ -40,7 +40,7 @@ def measure(rounds=30, sectors=128):
     for game, seats in GAMES.items():
         root = tempfile.mkdtemp(prefix="pitboss-jbench-")
         nor = NorFlash(sectors, junk=True)  # used flash: each sector erased when first used
-        from pitboss.region import FlashRegion
+        from pitboss.store.region import FlashRegion
 
         t = LocalTarget(root, durable=False, region=lambda r, fs: FlashRegion(nor))
         conf = Configurator(t, "jb", KeyStore(root + "/keys"))

@@ -43,7 +43,7 @@ SEATS = 3
 
 _RANK = """
 import time
-from pitboss import evaluator, profiles
+from pitboss.rules import evaluator, profiles
 p = profiles.get('nj-5card')
 evaluator.score(p, [0, 4, 8, 12, 17])
 hands = [[(i * 7 + k * 11) %% 52 for k in range(5)] for i in range(40)]

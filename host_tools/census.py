@@ -19,8 +19,8 @@ from math import comb, prod
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools import hostfast, process_pool
-from pitboss import evaluator, profiles
-from pitboss.cards import JOKER
+from pitboss.rules import evaluator, profiles
+from pitboss.rules.cards import JOKER
 
 
 def _count_from(args):

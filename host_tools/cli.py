@@ -8,7 +8,7 @@ import json
 import sys
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss import profiles
+from pitboss.rules import profiles
 from pitboss.errors import Refused
 from pitboss.protocol import rank_reply
 

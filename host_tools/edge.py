@@ -94,7 +94,7 @@ def _row(wager, ret, method, published=None, ci=None, n=None, note=None):
 
 def _category_counts(gid):
     from host_tools.census import grouped
-    from pitboss import profiles
+    from pitboss.rules import profiles
     p = profiles.get(gid)
     counts, _ = grouped(p)
     return {p.category(r << 26): n for r, n in counts.items()}, sum(counts.values())
@@ -131,7 +131,7 @@ def three_card_prime_ante_play(tables, bad_beat="straight", progress=None, only=
     threecard.settle(). See the module docstring for the counting. only: a list of
     player hands (sorted card-id tuples): {hand: its return} instead (tests)."""
     from itertools import combinations
-    from pitboss import evaluator
+    from pitboss.rules import evaluator
     from pitboss.games import threecard
 
     p = threecard.profile()
@@ -223,7 +223,7 @@ def _sample_chunk(job):
     rnd = random.Random(seed)
     s = s2 = 0.0
     if game == "qc-caribbean":
-        from pitboss import evaluator, paytables
+        from pitboss.rules import evaluator, paytables
         from pitboss.games import caribbean
         tables = paytables.resolve(caribbean.PAYTABLES, cfg.get("paytables"))
         p = caribbean.profile()
@@ -237,7 +237,7 @@ def _sample_chunk(job):
             s += x
             s2 += x * x
     else:
-        from pitboss import evaluator, profiles
+        from pitboss.rules import evaluator, profiles
         from pitboss.games import houseways, paigow
         p = profiles.get(game)
         lp = paigow.low()
@@ -278,7 +278,8 @@ def sampled(game, hands, cfg, workers=None, progress=None, seed=1):
 def edge(game, paytable_args=None, house_way=None, hands=None, workers=None,
          progress=None):
     """Every wager's figures for game `game` as configured: {"game", "rows": [...]}."""
-    from pitboss import games, paytables
+    from pitboss import games
+    from pitboss.rules import paytables
     g = games.module(game)
     overrides = dict(paytable_args or {})
     tables = paytables.resolve(g.PAYTABLES, overrides)

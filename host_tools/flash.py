@@ -3,11 +3,12 @@
     python -m host_tools flash  --port PORT [--board NAME] [--source]
     python -m host_tools verify --port PORT [--board NAME] [--source]
 
-What lands on the board (its filesystem root mirrors firmware/):
+What lands on the board (what firmware/manifest.py lists; its root mirrors firmware/):
     /main.py               always source: MicroPython only runs main.py, never main.mpy
-    /pitboss/*.mpy         firmware/pitboss compiled with mpy-cross (--source: the .py)
+    /pitboss/**.mpy        firmware/pitboss's layers compiled with mpy-cross (--source:
+                           the .py), without the simulation room (pitboss/sim)
     /board.mpy             boards/<board>.py, so the firmware does `import board`
-    /manifest.sha256       sha256sum-style list of every file above (pitboss.integrity)
+    /manifest.sha256       sha256sum-style list of every file above (pitboss.store.integrity)
 
 A flash (1) asks the board for its platform, its .mpy ABI (sys.implementation._mpy) and
 the SHA-256 of the files it holds, (2) builds into build/mpy/<board>/ and refuses if the
@@ -15,11 +16,11 @@ board cannot load the result, (3) writes the new manifest marked *pending*, copi
 files whose hash differs and deletes files of the old firmware, (4) has the board re-hash
 everything against the host's build and only then marks the manifest complete. Stopped
 anywhere, the board is left with a pending manifest or files that do not match it, so both
-`verify` and the firmware's boot check (pitboss.integrity.check) report it; it never looks
+`verify` and the firmware's boot check (pitboss.store.integrity.check) report it; it never looks
 like a good firmware. Step (1)'s hashes are the board's real files, not its manifest, so a
 file corrupted on the board is copied again by the next flash.
 
-The board-side code is firmware/pitboss/integrity.py, sent as source with every request, so
+The board-side code is firmware/pitboss/store/integrity.py, sent as source with every request, so
 a damaged copy on the board cannot vouch for itself. Each step is one
 `python -m mpremote connect PORT ...` subprocess with a timeout.
 """
@@ -38,29 +39,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss import integrity
+from pitboss.store import integrity
 
 REPO = Path(host_tools.REPO)
 # Where builds go: <checkout>/build, or <home>/build for an installed package (whose own
 # folder is not ours to write). A tree passed as `root` (tests) builds in <root>/build.
 BUILD = Path(host_tools.home()) / "build"
 MANIFEST = integrity.MANIFEST
-INTEGRITY_SRC = REPO / "firmware" / "pitboss" / "integrity.py"
+INTEGRITY_SRC = REPO / "firmware" / "pitboss" / "store" / "integrity.py"
 REPORT = "PITBOSS-INTEGRITY "
 # Files that must stay source on the board: the interpreter runs /boot.py and /main.py
 # by those exact names.
 SOURCE_ONLY = ("main.py", "boot.py")
-# Firmware modules only host tools and tests import (simulated rounds): the board never
-# loads them, so they are not flashed.
-HOST_ONLY = ("pitboss/sim.py",)
-# A module with @micropython.native/viper code (pitboss/native5.py) is compiled for the
-# board's arch (sys.implementation._mpy, or the board's entry below when building
+# A module with @micropython.native/viper code (pitboss/rules/native5.py) is compiled for
+# the board's arch (sys.implementation._mpy, or the board's entry below when building
 # without asking it) and left off boards without a native emitter (the WebAssembly
 # board), whose firmware keeps the bytecode path (evaluator._native()).
 NATIVE = re.compile(r"^\s*@micropython\.(native|viper)\b", re.M)
 BOARD_ARCH = {"pico": "armv6m", "esp32_devkitc": "xtensawin", "virtual": ""}
-# Generated tables (pitboss/t5_<hash>.py, t2_<hash>.py): flashed only if a game names them.
-TABLE = re.compile(r"^pitboss/t[25]_[0-9a-f]+\.py$")
+# Generated tables (pitboss/rules/tables/t5_<hash>.py, t2_<hash>.py): flashed only if a
+# game names them.
+TABLES = "pitboss/rules/tables/"
 
 # py/persistentcode.h: the .mpy header is b"M", version, (arch << 2) | sub-version, small-int
 # bits; sys.implementation._mpy packs the board's as version | ((arch << 2) | sub) << 8.
@@ -124,7 +123,7 @@ def loadable(board: tuple[int, int, int], header: tuple[int, int, int]) -> str |
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BuiltFile:
-    dest: str        # path on the board, e.g. "/pitboss/cards.mpy"
+    dest: str        # path on the board, e.g. "/pitboss/rules/cards.mpy"
     local: Path      # the file to copy
     sha256: str
 
@@ -149,18 +148,18 @@ def board_names() -> tuple[str, ...]:
 
 
 def _sources(board: str, root: Path = REPO) -> list[tuple[Path, str]]:
-    """(host source, board path without the .py/.mpy decision) for everything to flash.
+    """(host source, board path without the .py/.mpy decision) for everything to flash:
+    what firmware/manifest.py lists, and the board's file as /board.py.
     root: the tree holding firmware/ and boards/ (the repository; tests pass a snapshot)."""
-    firmware = Path(root) / "firmware"
+    from host_tools import manifest
+
     tables = _table_modules()
     out = []
-    for src in sorted(firmware.rglob("*")):
-        if src.is_dir() or "__pycache__" in src.parts or src.suffix == ".pyc" \
-                or src.relative_to(firmware).as_posix() in HOST_ONLY:
-            continue
-        if TABLE.match(src.relative_to(firmware).as_posix()) and src.stem not in tables:
+    for src, dest in manifest.read(Path(root) / "firmware" / "manifest.py"):
+        if dest.startswith(TABLES) and dest != TABLES + "__init__.py" \
+                and Path(dest).stem not in tables:
             continue  # a table module no game names (one per distinct table is flashed)
-        out.append((src, "/" + src.relative_to(firmware).as_posix()))
+        out.append((src, "/" + dest))
     out.append((Path(root) / "boards" / f"{board}.py", "/board.py"))
     return out
 
@@ -169,7 +168,7 @@ def _table_modules() -> set[str]:
     """The five-card table modules the games name (Profile.t5): any board may be
     configured for any game, so a board gets each distinct table once, and nothing else
     (host_tools/gentables.py writes one module per distinct table)."""
-    from pitboss import profiles
+    from pitboss.rules import profiles
 
     return {getattr(profiles.get(g), a) for g in profiles.GAMES for a in ("t5", "t2")
             if getattr(profiles.get(g), a)}
@@ -322,7 +321,7 @@ def plan(files: list[BuiltFile], board_hashes: dict[str, str | None],
     old manifest listed that the new firmware does not have, the other form (.py/.mpy)
     of every new module where the board has one, and every other code file on the board
     (board_files: its .py/.mpy): the boot check treats any such file as tampering
-    (pitboss.integrity)."""
+    (pitboss.store.integrity)."""
     new = {f.dest for f in files}
     copy = sorted((f for f in files if board_hashes.get(f.dest) != f.sha256), key=_copy_order)
     remove = set()
@@ -419,8 +418,8 @@ def _board_code(call: str) -> str:
 
 
 # After commit: the board seals the manifest it just verified against the host's build,
-# under its key (pitboss.auth.seal_manifest; no key yet: sealed at provisioning).
-SEAL_CODE = ("try:\n from pitboss import auth\nexcept ImportError:\n auth = None\n"
+# under its key (pitboss.store.auth.seal_manifest; no key yet: sealed at provisioning).
+SEAL_CODE = ("try:\n from pitboss.store import auth\nexcept ImportError:\n auth = None\n"
              "if auth and hasattr(auth, 'seal_manifest'):\n auth.seal_manifest()\n")
 
 
@@ -632,7 +631,7 @@ class VerifyResult:
 
 
 def expected_answer(files: list[BuiltFile], manifest: str, seed: bytes) -> dict:
-    """What pitboss.integrity.seeded_answer(seed) must give on a board holding exactly
+    """What pitboss.store.integrity.seeded_answer(seed) must give on a board holding exactly
     `files` and `manifest` (the host's own build), computed here with CPython's hmac."""
     import hashlib
     import hmac
@@ -681,7 +680,7 @@ def new_seed() -> bytes:
 def verify(port: str, board: str = "auto", source: bool | None = None,
            progress=print, root: Path = REPO, seed: bytes | None = None) -> VerifyResult:
     """Board vs the host's build, with a fresh random seed (GLI-style): the board answers
-    an HMAC of every file under the seed (pitboss.integrity.seeded_answer), so no stored
+    an HMAC of every file under the seed (pitboss.store.integrity.seeded_answer), so no stored
     answer fits. A production board answers the `verify` protocol line from its running
     firmware; a board in service mode answers over the raw REPL with the checker's source
     sent from here, and also reports its manifest and file list.

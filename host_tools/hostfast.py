@@ -1,7 +1,7 @@
 """The host's score(): the firmware evaluator's own scores, looked up (CPython only).
 
 Installed explicitly by the host side (`hostfast.install()`: the CLI, census, bench,
-tests) as pitboss.evaluator's score(); nothing in firmware/ imports this and nothing is
+tests) as pitboss.rules.evaluator's score(); nothing in firmware/ imports this and nothing is
 set on a firmware class. `evaluator.use(None)` puts the board's score() back.
 
 A hand's score depends on its rank multiset (the joker a fourteenth rank) and, when one
@@ -26,7 +26,7 @@ from bisect import bisect_left
 from operator import itemgetter
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss import evaluator, profiles
+from pitboss.rules import evaluator, profiles
 
 TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tables")
 # Rank weights whose sums over up to seven ranks (at most four alike) are unique
@@ -411,11 +411,11 @@ _NAMES = None
 
 
 def install():
-    """Make pitboss.evaluator's score() and best() the host's (explicitly; never done at
+    """Make pitboss.rules.evaluator's score() and best() the host's (explicitly; never done at
     import). Everything that ranks through evaluator follows."""
     global _NAMES
     if _NAMES is None:
-        from pitboss.cards import name
+        from pitboss.rules.cards import name
         _NAMES = [name(c) for c in range(53)]
     evaluator.use(score, best)
     return score

@@ -77,7 +77,7 @@ def _chunk(job):
     """Worker: (profile, way, kind, a, b) -> [hands, fouls, first fouls]. kind "patterns"
     takes patterns a..b of rank_patterns(); "sample" deals hands a..b of a seeded
     shuffle."""
-    from pitboss import profiles
+    from pitboss.rules import profiles
     from pitboss.games import houseways, paigow
 
     game, way, kind, a, b = job

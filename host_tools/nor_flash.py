@@ -1,5 +1,5 @@
 """NOR flash that can lose power, with the block-device interface of rp2.Flash (what
-pitboss.region.FlashRegion drives): readblocks(block, buf, offset),
+pitboss.store.region.FlashRegion drives): readblocks(block, buf, offset),
 writeblocks(block, buf, offset) (programs 256-byte aligned pages without erasing; bits only
 go 1 -> 0, as the emulator's flash model does, host_tools/pico/flash.mjs) and
 ioctl(6, block) (erases a 4 KB sector).

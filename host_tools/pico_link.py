@@ -45,8 +45,8 @@ def deal_rounds(t, ctl, cards, game, seats, seed=1, timeout_ms=100, t0=None, qui
     doubled or settled differently from CPython. export(): called every EXPORT_EVERY
     rounds, as a host does, since the journal keeps every record until it is exported
     and acknowledged (issue 12) and a full journal halts the table (journal_full)."""
-    from pitboss import profiles
-    from pitboss.cards import name
+    from pitboss.rules import profiles
+    from pitboss.rules.cards import name
 
     t0 = t0 or time.monotonic()
     ref = LocalTarget(durable=False)

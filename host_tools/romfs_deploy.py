@@ -3,7 +3,7 @@ ROMFS partition, executed in place, instead of files copied to littlefs.
 
 The image's flash layout is boards/rp2/PITBOSS_PICO/modules/pitboss_layout.py (loaded
 here by path: the one place it is written). The program is two regions of flash, and the
-manifest on the board's littlefs lists them instead of files (pitboss.integrity,
+manifest on the board's littlefs lists them instead of files (pitboss.store.integrity,
 is_region):
 
     <sha256>  @core/<bytes>    the MicroPython core: the committed UF2's payload
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss import integrity
+from pitboss.store import integrity
 
 REPO = Path(host_tools.REPO)
 BOARD_DIR = REPO / "boards" / "rp2" / "PITBOSS_PICO"
@@ -248,7 +248,7 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
     # manifest (and the stray code's removal) in one; the deploy, the board's re-hash and
     # the seal in the next, the seal only if the commit wrote the complete manifest, and
     # after a soft reset: modules imported before the deploy execute their bytecode in
-    # place, from ROMFS bytes the deploy has just overwritten (pitboss.auth seals).
+    # place, from ROMFS bytes the deploy has just overwritten (pitboss.store.auth seals).
     first = ["exec", fl._board_code("begin(%r, [])" % (pending,))]
     if stray:
         progress("removing %d code files from littlefs (nothing there may run: %s)"

@@ -85,7 +85,7 @@ def decode_png(data):
 
 def text(buf, w=128, h=64):
     """The text a MONO_VLSB frame shows, row by row (8x8 cells of framebuf's font, as
-    pitboss.display draws it): what `pitboss demo` prints of the display. An inverse cell
+    pitboss.hw.display draws it): what `pitboss demo` prints of the display. An inverse cell
     (a lit row with dark text) reads as its text; a cell matching no glyph reads '?'."""
     from host_tools.framebuf_shim import FONT
     glyphs = {}

@@ -20,14 +20,14 @@ import time
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools.auth import KeyStore
 from host_tools.protolink import SERVICE, ProtocolLink, restart_loop
-from pitboss.cards import name
+from pitboss.rules.cards import name
 from host_tools.table_host import Configurator, LocalTarget, ProtoTarget, plan_round
 
 
 def provision(port, keys, board_id, timeout=900):
     """A key over the raw REPL (service mode), without building the table there."""
     key = keys.provision(board_id, force=True)
-    code = ("from binascii import unhexlify\nfrom pitboss import auth\n"
+    code = ("from binascii import unhexlify\nfrom pitboss.store import auth\n"
             "auth.provision(unhexlify(%r))\nprint('PROVISIONED')\n" % key.hex())
     p = subprocess.run([sys.executable, "-m", "mpremote", "connect", port, "exec", code],
                        capture_output=True, text=True, timeout=timeout)

@@ -166,12 +166,12 @@ class StallLine:
 
 
 class StallFS:
-    """pitboss.osfs.OsFS whose every flash commit (fsync, rename, remove, a directory
+    """pitboss.store.osfs.OsFS whose every flash commit (fsync, rename, remove, a directory
     sync) stalls the line for an erase: worse than a real littlefs, which erases only
     when a block fills, so the figures are a worst case."""
 
     def __init__(self, line, erase_s=ERASE_S):
-        from pitboss.osfs import OsFS
+        from pitboss.store.osfs import OsFS
 
         self._fs = OsFS(durable=False)
         self.line = line
@@ -222,7 +222,9 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
     framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
     from host_tools.auth import KeyStore
     from host_tools.table_host import Configurator, plan_round
-    from pitboss import app, profiles, shoe
+    from pitboss import app
+    from pitboss.rules import profiles
+    from pitboss.hw import shoe
     line = StallLine(ack, timeout)
     root = root or tempfile.mkdtemp(prefix="pitboss-shoelink-")
     a = app.App(_board(line), root=root, check_firmware=False,
@@ -233,7 +235,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
             return [a.ctl.command(x) for x in lines]
 
         def provision(self, key):
-            from pitboss import auth
+            from pitboss.store import auth
             auth.provision(key, root + "/auth")
             a.ctl.auth.load()
 
@@ -296,7 +298,7 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
 
 
 def _name(c):
-    from pitboss.cards import name
+    from pitboss.rules.cards import name
     return name(c)
 
 

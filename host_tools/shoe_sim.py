@@ -1,9 +1,9 @@
 """Simulated shoe: a deterministic shuffle dealt as pitboss shoe frames.
 
-The shuffle is pitboss.rng (xorshift32 + Fisher-Yates in plain ints), the same module
+The shuffle is pitboss.sim.rng (xorshift32 + Fisher-Yates in plain ints), the same module
 the firmware's round simulator uses, so a seed names the same deck on the host, in the
-MicroPython VM and on a board. Frames come from pitboss.shoe.encode, and the firmware
-reads them with the same parser as a real shoe (pitboss.shoe.simulated / SerialShoe).
+MicroPython VM and on a board. Frames come from pitboss.hw.shoe.encode, and the firmware
+reads them with the same parser as a real shoe (pitboss.hw.shoe.simulated / SerialShoe).
 
     python -m host_tools.shoe_sim --seed 7                  frames of a whole deck, stdout
     python -m host_tools.shoe_sim --seed 7 --cards 10 --list    the cards, one per line
@@ -17,9 +17,9 @@ import argparse
 import sys
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss import shoe
-from pitboss.cards import name
-from pitboss.rng import Rng
+from pitboss.hw import shoe
+from pitboss.rules.cards import name
+from pitboss.sim.rng import Rng
 
 FAULTS = ("drop", "repeat", "corrupt", "garbage", "bad_card")
 NOISE = b"\x00\xff~~line noise~~\x7f"
@@ -87,7 +87,7 @@ def dealt_check(got, want):
 
 def decode_acks(data):
     """The sequence numbers the controller acknowledged in `data` (its UART TX bytes), in
-    order; anything that is not an intact acknowledgement (pitboss.shoe.encode_ack) is
+    order; anything that is not an intact acknowledgement (pitboss.hw.shoe.encode_ack) is
     skipped."""
     out = []
     n = shoe.ACK_LEN

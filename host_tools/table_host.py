@@ -20,10 +20,11 @@ from host_tools.auth import KeyStore, KeyStoreError, auth_line, fingerprint
 from host_tools.boardlink import BoardError, open_board
 from host_tools.protolink import LinkError
 from host_tools.vboard import resolve_port
-from pitboss import games, profiles
-from pitboss.cards import names, parse_hand
-from pitboss.rng import Rng
-from pitboss.table import Table
+from pitboss import games
+from pitboss.rules import profiles
+from pitboss.rules.cards import names, parse_hand
+from pitboss.sim.rng import Rng
+from pitboss.games.table import Table
 
 _APP = "import pitboss.app as A\n"
 
@@ -54,7 +55,7 @@ class BoardTarget:
         return out
 
     def provision(self, key):
-        self.board.exec("from binascii import unhexlify\nfrom pitboss import auth\n"
+        self.board.exec("from binascii import unhexlify\nfrom pitboss.store import auth\n"
                         "auth.provision(unhexlify(%r))\n" % key.hex())
         self.run("A.app().ctl.auth.load()")
 
@@ -264,13 +265,13 @@ class LocalTarget:
         production=True applies production's configuration rules (issue 30: no
         unverified default paytable); the twin is otherwise a service-mode table, as
         the virtual board's switch cannot be read here.
-        region: callable(root, fs) -> the journal's flash region (pitboss.region), for a
+        region: callable(root, fs) -> the journal's flash region (pitboss.store.region), for a
         board that has one; default the virtual board's segment files."""
         import boards.virtual as hw
         from host_tools import framebuf_shim
         framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
         from pitboss import app
-        from pitboss.osfs import OsFS
+        from pitboss.store.osfs import OsFS
 
         hw.reset()  # peripherals of its own, not another target's
         self._hw = hw
@@ -294,7 +295,7 @@ class LocalTarget:
         return out + self.commands(after)
 
     def provision(self, key):
-        from pitboss import auth
+        from pitboss.store import auth
         auth.provision(key, self.root + "/auth")
         self.app.ctl.auth.load()
 
@@ -325,7 +326,7 @@ def stand_in_paytables(game):
     """A test table's own paytables where the game's defaults are unverified (which a
     production table refuses, issue 30): the default lines, given explicitly, as the
     table a casino configures. {} when every default is verified."""
-    from pitboss import paytables
+    from pitboss.rules import paytables
     g = games.module(game)
     # the short form (odds in LINES order): the three tables as dicts make a config
     # line longer than the 512 characters an authenticated command may hold
@@ -336,7 +337,7 @@ def stand_in_paytables(game):
 def plan_round(game, seats, seed):
     """(before, frames, after) protocol lines and shoe bytes for one seeded round.
 
-    Deterministic in the seed: wagers from pitboss.rng, the dice rolled here (sent with
+    Deterministic in the seed: wagers from pitboss.sim.rng, the dice rolled here (sent with
     `deal` to a game dealt with dice), the deck shuffled by host_tools.shoe_sim; each
     player decides as the game module's sim_decision() says. The game is asked through
     the registry (pitboss.games): nothing here knows which game it plans."""
@@ -619,7 +620,7 @@ def cmd_provision(args):
 
 def _rekey_production(port, board_id, keys):
     """A production board has no REPL: it takes a new key only as an authenticated
-    command under its current one (pitboss.auth.Auth.rekey). The new key is written
+    command under its current one (pitboss.store.auth.Auth.rekey). The new key is written
     aside first, so a crash after the board took it does not lose it."""
     import secrets
 
@@ -832,12 +833,12 @@ def one_line(e):
 
 
 def operator_id(text):
-    """argparse type: the firmware's own check (pitboss.tilt.check_operator), so an id
+    """argparse type: the firmware's own check (pitboss.store.tilt.check_operator), so an id
     the board would split ("tech 1" became operator "tech", tilt code "1") is refused
     on the host before any line is sent."""
     import argparse
 
-    from pitboss.tilt import check_operator
+    from pitboss.store.tilt import check_operator
     try:
         return check_operator(text)
     except ValueError as e:
@@ -847,7 +848,7 @@ def operator_id(text):
 def tilt_code(text):
     import argparse
 
-    from pitboss.tilt import CODES
+    from pitboss.store.tilt import CODES
     if text not in CODES:
         raise argparse.ArgumentTypeError("unknown tilt code %r (docs/protocol.md lists "
                                          "them)" % text)

@@ -9,8 +9,8 @@ HANDS_PER_GAME = 1000
 
 
 def random_hands(game, n, seed):
-    from pitboss import profiles
-    from pitboss.cards import names
+    from pitboss.rules import profiles
+    from pitboss.rules.cards import names
 
     p = profiles.get(game)
     rng = random.Random(seed)
@@ -23,7 +23,7 @@ def job(base):
     from host_tools.board_vectors import board_run
     from host_tools.boardlink import Board
     from host_tools.vboard import start, stop
-    from pitboss import profiles
+    from pitboss.rules import profiles
 
     base.mkdir(parents=True, exist_ok=True)
     state, flash_dir = base / "state", base / "flash"

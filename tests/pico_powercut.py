@@ -9,7 +9,7 @@ from host_tools.boardlink import BoardError
 from host_tools.protolink import ProtocolLink
 from host_tools.shoe_sim import shuffled_deck
 from host_tools.table_host import Configurator, LocalTarget, plan_round
-from pitboss.profiles import get
+from pitboss.rules.profiles import get
 
 
 def round_lines(game, seats, seed):

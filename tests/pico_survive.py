@@ -42,9 +42,12 @@ def twin_region():
     from tests.pico_tier import image_is_pitboss
 
     if not image_is_pitboss():
-        return boards.load("pico").journal_region
+        from pitboss.hw import drivers
+
+        hw = boards.load("pico")
+        return lambda root, fs: drivers.journal_region(hw, root, fs)
     from host_tools.romfs_deploy import layout
-    from pitboss.region import FileRegion
+    from pitboss.store.region import FileRegion
 
     sectors = layout()["JOURNAL_BYTES"] // 4096
     return lambda root, fs: FileRegion(root + "/journal/region", sectors, fs)
@@ -465,7 +468,7 @@ def _deck_by_rfid(s):
     emulated MFRC522 (the loop answers each unasked), then one round dealt by tag and
     settled as the CPython twin settles it from the serial shoe's frames."""
     from host_tools.shoe_sim import shuffled_deck
-    from pitboss.deckmap import new_deck_order
+    from pitboss.store.deckmap import new_deck_order
     from tests.rfid_deck import uid_for
 
     game, seats, seed = "nj-3card", 3, 4242

@@ -26,8 +26,8 @@ from host_tools.board_vectors import board_run, cpython_run
 from host_tools.boardlink import Board, BoardError
 from host_tools.pico import control_for
 from host_tools.table_host import Configurator, PicoTarget
-from pitboss import profiles
-from pitboss.cards import names
+from pitboss.rules import profiles
+from pitboss.rules.cards import names
 from tests import timeline
 
 # Random hands per game ranked on the Pico vs CPython. The virtual board tier ranks 1,000
@@ -302,7 +302,8 @@ class Jobs:
         boot = a.ctl.cycles()
         # Which journal region the board gives (boards/pico.py): the raw one on the
         # pitboss image, sector files on a stock one.
-        region = a.board.exec("import board\nprint(type(board.journal_region()).__name__)")
+        region = a.board.exec("import board\nfrom pitboss.hw import drivers\n"
+                              "print(type(drivers.journal_region(board)).__name__)")
         return {"copied": len(res.copied), "verified": verified, "region": region.strip(),
                 "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"]}
 
@@ -393,7 +394,7 @@ class Jobs:
         try:
             # A command that changes what the display shows (the seats drawn), so the
             # loop redraws it: a read-only line no longer touches it, and the driver sends
-            # only the pages that changed (pitboss.ssd1306), so a journalled line that
+            # only the pages that changed (pitboss.hw.ssd1306), so a journalled line that
             # draws the same (`clock`) sends nothing either.
             unplugged = [a.conf.configure(LINK_GAME, LINK_SEATS - 1)]
         except BoardError as e:
@@ -521,8 +522,8 @@ class Jobs:
                 d, lambda: d.target.commands(lines + [settle])[-1])
             # The round went through the file-backed region (boards/pico.py): its
             # sector files on littlefs.
-            region = d.board.exec("import board, os\n"
-                                  "print(type(board.journal_region()).__name__,"
+            region = d.board.exec("import board, os\nfrom pitboss.hw import drivers\n"
+                                  "print(type(drivers.journal_region(board)).__name__,"
                                   " len(os.listdir('/journal/region')))").split()
             return {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall,
                     "vectors_chip_s": v_chip, "vectors_wall_s": v_wall,

@@ -1,4 +1,4 @@
-"""An in-memory filesystem with pitboss.osfs.OsFS's interface that can lose power.
+"""An in-memory filesystem with pitboss.store.osfs.OsFS's interface that can lose power.
 
 Every byte written costs one unit, every metadata step (create, truncate, rename,
 remove, mkdir, a sync) costs one; `cut_after(k)` lets k units happen and raises PowerCut

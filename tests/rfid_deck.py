@@ -6,7 +6,7 @@ import json
 
 from host_tools.shoe_sim import shuffled_deck
 from host_tools.table_host import LocalTarget, plan_round
-from pitboss.deckmap import new_deck_order
+from pitboss.store.deckmap import new_deck_order
 
 GAME, SEATS, SEED = "nj-3card", 3, 4242
 
@@ -23,7 +23,7 @@ _POLL = ("import pitboss.app as A, json\n"
          "    for r in A.app().poll():\n"
          "        print(json.dumps(r))\n")
 
-_DRIVER = ("import board, json\nfrom pitboss.mfrc522 import MFRC522, RFIDError\n"
+_DRIVER = ("import board, json\nfrom pitboss.hw.mfrc522 import MFRC522, RFIDError\n"
            "from binascii import hexlify\n"
            "try:\n    r = MFRC522(*board.rfid())\n"
            "except RFIDError as e:\n    r = None\n    print(json.dumps({'init': e.kind}))\n"

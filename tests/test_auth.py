@@ -1,4 +1,4 @@
-"""pitboss.auth (HMAC-SHA256 on hashlib, counter against replay) and host_tools.auth."""
+"""pitboss.store.auth (HMAC-SHA256 on hashlib, counter against replay) and host_tools.auth."""
 import hashlib
 import hmac
 import os
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from host_tools import auth as H
-from pitboss import auth as A
-from pitboss.auth import Auth, Mac, equal, hmac_sha256, provision
+from pitboss.store import auth as A
+from pitboss.store.auth import Auth, Mac, equal, hmac_sha256, provision
 from powercut_fs import MemFS, PowerCut
 
 KEY = bytes(range(1, 33))

@@ -7,7 +7,7 @@ The board's side runs in the background from the start of the session
 import pytest
 
 from host_tools.board_vectors import compare, cpython_run
-from pitboss import profiles
+from pitboss.rules import profiles
 from pitboss.protocol import rank_reply
 
 

@@ -8,7 +8,7 @@ import boards
 from host_tools.vm import run_script
 
 REAL = ("pico", "esp32_devkitc")
-FACTORIES = ("shoe_uart", "rfid", "display_i2c", "display", "led", "buttons", "pins",
+FACTORIES = ("shoe_uart", "rfid", "display_i2c", "led", "buttons", "pins",
              "service_switch", "watchdog", "unique_id")
 
 
@@ -156,16 +156,17 @@ def test_virtual_board_on_micropython_draws_through_the_real_driver(tmp_path):
     script = tmp_path / "t.py"
     script.write_text(
         "import sys\n"
-        "from pitboss import board as pb\n"
-        "b = pb.get()\n"
-        "d = b.display()\n"
+        "sys.path.append('/repo')\n"
+        "import boards.virtual as b\n"
+        "from pitboss.hw import drivers\n"
+        "d = drivers.display(b)\n"
         "d.fill(0); d.text('AS', 0, 0, 1); d.show()\n"
         "dev = b.display_device()\n"
         "print(sys.platform, b.NAME, dev.on, dev.frames)\n"
         "for row in dev.lines()[:8]: print(row[:16])\n"
         "u = b.shoe_uart(); u.feed(b'7h\\n'); print(u.readline())\n")
     repo = boards.__file__.rsplit("/", 2)[0]
-    r = run_script(script, mounts={f"{repo}/firmware": "/", f"{repo}/boards": "/boards"},
+    r = run_script(script, mounts={f"{repo}/firmware": "/", f"{repo}/boards": "/repo/boards"},
                    check=True)
     lines = r.stdout.splitlines()
     assert lines[0] == "webassembly virtual True 2"       # init frame + our frame

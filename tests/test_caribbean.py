@@ -6,9 +6,9 @@ not the raises). Default paytable: 100/50/20/7/5/4/3/2/1/1 (= 58 Pa. Code § 671
 """
 import pytest
 
-from pitboss import evaluator, paytables
+from pitboss.rules import evaluator, paytables
 from pitboss.games import caribbean
-from pitboss.cards import parse_hand
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
 
 H = parse_hand

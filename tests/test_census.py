@@ -12,7 +12,7 @@ import os
 import pytest
 
 from host_tools.census import census
-from pitboss.profiles import GAMES, get
+from pitboss.rules.profiles import GAMES, get
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -177,7 +177,7 @@ def test_corrupt_journal_byte_tilts_at_boot(table):
 
 def test_tampered_firmware_tilts(tmp_path):
     from pitboss.controller import Controller
-    c = Controller(str(tmp_path), integrity=lambda: ["/pitboss/evaluator.mpy: mismatch"])
+    c = Controller(str(tmp_path), integrity=lambda: ["/pitboss/rules/evaluator.mpy: mismatch"])
     c.boot()
     assert [a["code"] for a in c.tilt.active()] == ["firmware_mismatch"]
 
@@ -193,7 +193,7 @@ def test_status_never_reveals_undealt_cards(table):
     assert dealt == 2 and st["dealt"] == 2
     text = json.dumps(st)
     deck = shoe_sim.shuffled_deck(5, 52)
-    from pitboss.cards import name
+    from pitboss.rules.cards import name
     assert not any('"%s"' % name(c) in text for c in deck[2:12])
 
 

@@ -8,13 +8,13 @@ import json
 import pytest
 
 from host_tools.auth import auth_line
-from pitboss import auth as auth_mod
+from pitboss.store import auth as auth_mod
 from pitboss import controller as controller_mod
-from pitboss import evaluator
-from pitboss import journal as journal_mod
-from pitboss import meters as meters_mod
-from pitboss import table as table_mod
-from pitboss import tilt as tilt_mod
+from pitboss.rules import evaluator
+from pitboss.store import journal as journal_mod
+from pitboss.store import meters as meters_mod
+from pitboss.games import table as table_mod
+from pitboss.store import tilt as tilt_mod
 from pitboss.controller import Controller
 from pitboss.games import dealer, paigow, threecard
 from tests.powercut_fs import MemFS
@@ -304,7 +304,7 @@ def test_a_failing_shoe_halts_the_table_and_the_loop_goes_on(tmp_path):
 
 
 def test_a_game_configuration_imports_only_its_own_family():
-    """A board imports the configured game's module and no other family, nor pitboss.sim
+    """A board imports the configured game's module and no other family, nor pitboss.sim.rounds
     (run in a fresh interpreter: this process has imported everything)."""
     import subprocess
     import sys
@@ -316,7 +316,7 @@ from host_tools.table_host import Configurator, LocalTarget
 from host_tools.auth import KeyStore
 t = LocalTarget(tempfile.mkdtemp(), durable=False)
 def fams():
-    return sorted(m for m in sys.modules if m.startswith("pitboss.games.") or m == "pitboss.sim")
+    return sorted(m for m in sys.modules if m.startswith("pitboss.games.") and m != "pitboss.games.table" or m == "pitboss.sim.rounds")
 print(fams())
 c = Configurator(t, "b", KeyStore(tempfile.mkdtemp()))
 c.provision()
@@ -391,7 +391,7 @@ def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
     replay."""
     from host_tools import shoe_sim
     from host_tools.table_host import plan_round
-    from pitboss import profiles
+    from pitboss.rules import profiles
 
     class Display:
         def __init__(self):

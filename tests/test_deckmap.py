@@ -4,10 +4,11 @@ import re
 import pytest
 
 import fake_mfrc522 as F
-from pitboss import deckmap, shoe
-from pitboss.cards import parse
-from pitboss.deckmap import DeckError, DeckMap, Registration
-from pitboss.mfrc522 import MFRC522, RFIDError
+from pitboss.store import deckmap
+from pitboss.hw import shoe
+from pitboss.rules.cards import parse
+from pitboss.store.deckmap import DeckError, DeckMap, Registration
+from pitboss.hw.mfrc522 import MFRC522, RFIDError
 
 
 def uids(deck, n=52, size=7):

@@ -6,8 +6,9 @@ import pytest
 
 import boards
 from host_tools import framebuf_shim, screenshot
-from pitboss import display, profiles
-from pitboss.ssd1306 import SSD1306
+from pitboss.hw import display
+from pitboss.rules import profiles
+from pitboss.hw.ssd1306 import SSD1306
 
 W, H = 128, 64
 GLYPHS = {framebuf_shim.FONT[i * 8:i * 8 + 8]: chr(32 + i) for i in range(95)}

@@ -9,8 +9,8 @@ from itertools import combinations
 import pytest
 
 from host_tools import edge
-from pitboss import paytables
-from pitboss.cards import parse_hand
+from pitboss.rules import paytables
+from pitboss.rules.cards import parse_hand
 from pitboss.games import threecard
 
 PP = {"mini_royal": 40, "straight_flush": 40, "three_of_a_kind": 30, "straight": 6,

@@ -11,7 +11,7 @@ import pytest
 
 from host_tools import flash as fl
 from host_tools import vboard
-from pitboss import integrity
+from pitboss.store import integrity
 
 # ---------------------------------------------------------------------------------------
 # CPython: ABI decoding, build, plan, manifest
@@ -48,7 +48,7 @@ def test_build_layout_is_reproducible(tmp_path):
     b = fl.build("pico", build_root=tmp_path / "b")
     assert [(f.dest, f.sha256) for f in a] == [(f.dest, f.sha256) for f in b]
     dests = [f.dest for f in a]
-    assert "/board.mpy" in dests and "/pitboss/integrity.mpy" in dests
+    assert "/board.mpy" in dests and "/pitboss/store/integrity.mpy" in dests
     assert all(d.endswith(".mpy") or d.lstrip("/") in fl.SOURCE_ONLY for d in dests), dests
     assert all(f.local.read_bytes()[:2] == b"M\x06" for f in a if f.dest.endswith(".mpy"))
     # the board module is the chosen board's definition
@@ -66,16 +66,17 @@ def _files(**hashes):
 
 def test_plan_copies_changed_and_removes_stale():
     files = [fl.BuiltFile("/board.mpy", None, "a" * 64),
-             fl.BuiltFile("/pitboss/cards.mpy", None, "b" * 64),
+             fl.BuiltFile("/pitboss/rules/cards.mpy", None, "b" * 64),
              fl.BuiltFile("/pitboss/new.mpy", None, "c" * 64)]
     old = integrity.format_manifest([("a" * 64, "/board.mpy"), ("0" * 64, "/pitboss/gone.mpy")],
                                     "pico", "mpy", "complete")
-    board = {"/board.mpy": "a" * 64, "/pitboss/cards.mpy": "f" * 64, "/pitboss/new.mpy": None,
-             "/pitboss/cards.py": "e" * 64,     # left by an earlier --source flash: shadows
+    board = {"/board.mpy": "a" * 64, "/pitboss/rules/cards.mpy": "f" * 64,
+             "/pitboss/new.mpy": None,
+             "/pitboss/rules/cards.py": "e" * 64,     # left by an earlier --source flash: shadows
              "/pitboss/new.py": None}
     p = fl.plan(files, board, old, "pico", "mpy")
-    assert [f.dest for f in p.copy] == ["/pitboss/cards.mpy", "/pitboss/new.mpy"]
-    assert p.remove == ["/pitboss/cards.py", "/pitboss/gone.mpy"]
+    assert [f.dest for f in p.copy] == ["/pitboss/new.mpy", "/pitboss/rules/cards.mpy"]
+    assert p.remove == ["/pitboss/gone.mpy", "/pitboss/rules/cards.py"]  # sorted
     assert not p.up_to_date
     # everything in place and the manifest complete: nothing to do at all
     board2 = {f.dest: f.sha256 for f in files}
@@ -136,11 +137,13 @@ def small_tree(tmp_path):
     root = tmp_path / "small"
     shutil.copytree(fl.REPO / "boards", root / "boards",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    pkg = root / "firmware" / "pitboss"
-    pkg.mkdir(parents=True)
-    for name in ("__init__.py", "compat.py", "errors.py", "cards.py", "integrity.py"):
-        shutil.copyfile(fl.REPO / "firmware" / "pitboss" / name, pkg / name)
-    (root / "firmware" / "main.py").write_text("import board\nprint('main on', board.NAME)\n")
+    fw = root / "firmware"
+    for name in ("__init__.py", "compat.py", "errors.py", "rules/__init__.py", "rules/cards.py",
+                 "store/__init__.py", "store/integrity.py"):
+        (fw / "pitboss" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fl.REPO / "firmware" / "pitboss" / name, fw / "pitboss" / name)
+    (fw / "main.py").write_text("import board\nprint('main on', board.NAME)\n")
+    (fw / "manifest.py").write_text('module("main.py")\npackage("pitboss")\n')
     return root
 
 
@@ -178,15 +181,15 @@ def test_flash_twice_corrupt_verify_reflash(board, tree):
     assert r1.board == "virtual" and r1.mode == "mpy"
     built = fl.build("virtual", build_root=tree / "b2", root=tree)
     assert sorted(r1.copied) == sorted(f.dest for f in built)
-    assert r1.copied[0] == "/pitboss/integrity.mpy"       # the checker lands first
+    assert r1.copied[0] == "/pitboss/store/integrity.mpy"       # the checker lands first
     assert any("[1/" in line for line in log), log       # per-file progress was shown
 
     # The flashed firmware runs: the board module is /board.mpy, the package is compiled.
     out = mpremote(board.port, "exec",
-                   "import board, pitboss.integrity as i, pitboss.cards as c\n"
+                   "import board, pitboss.store.integrity as i, pitboss.rules.cards as c\n"
                    "print(board.NAME, c.__file__, i.check())")
     name, file, problems = out.split()
-    assert (name, file.lstrip("/"), problems) == ("virtual", "pitboss/cards.mpy", "[]")
+    assert (name, file.lstrip("/"), problems) == ("virtual", "pitboss/rules/cards.mpy", "[]")
 
     t0 = time.monotonic()
     r2 = fl.flash(board.port, progress=log.append, root=tree)
@@ -196,15 +199,15 @@ def test_flash_twice_corrupt_verify_reflash(board, tree):
 
     # Corrupt one file on the board: verify fails, and the board itself says so too.
     mpremote(board.port, "exec",
-             "f = open('/pitboss/cards.mpy', 'r+b'); f.seek(40); f.write(b'\\xff\\xfe'); f.close()")
+             "f = open('/pitboss/rules/cards.mpy', 'r+b'); f.seek(40); f.write(b'\\xff\\xfe'); f.close()")
     v = fl.verify(board.port, progress=log.append, root=tree)
-    assert not v.ok and v.problems == [("/pitboss/cards.mpy", "mismatch")]
-    out = mpremote(board.port, "exec", "import pitboss.integrity as i; print(i.check())")
-    assert out.strip() == "[('/pitboss/cards.mpy', 'mismatch')]"
+    assert not v.ok and v.problems == [("/pitboss/rules/cards.mpy", "mismatch")]
+    out = mpremote(board.port, "exec", "import pitboss.store.integrity as i; print(i.check())")
+    assert out.strip() == "[('/pitboss/rules/cards.mpy', 'mismatch')]"
 
     # Re-flash copies exactly the damaged file, and all is well again.
     r3 = fl.flash(board.port, progress=log.append, root=tree)
-    assert r3.copied == ["/pitboss/cards.mpy"]
+    assert r3.copied == ["/pitboss/rules/cards.mpy"]
     assert fl.verify(board.port, progress=log.append, root=tree).ok
 
     # A changed module on the host: only it is copied.
@@ -221,23 +224,23 @@ def test_flash_twice_corrupt_verify_reflash(board, tree):
 def test_source_mode_then_back_to_mpy(board, small_tree):
     tree = small_tree
     r = fl.flash(board.port, source=True, progress=None, root=tree)
-    assert "/pitboss/cards.py" in r.copied and "/board.py" in r.copied
+    assert "/pitboss/rules/cards.py" in r.copied and "/board.py" in r.copied
     # the checker first, so an interrupted flash can still be diagnosed; the entry point
     # last, so it never starts against modules of the old firmware
-    assert r.copied[0] == "/pitboss/integrity.py" and r.copied[-1] == "/main.py"
+    assert r.copied[0] == "/pitboss/store/integrity.py" and r.copied[-1] == "/main.py"
     assert fl.verify(board.port, progress=None, root=tree).ok  # mode read from the manifest
-    out = mpremote(board.port, "exec", "import pitboss.cards as c; print(c.__file__)")
-    assert out.strip().lstrip("/") == "pitboss/cards.py"
+    out = mpremote(board.port, "exec", "import pitboss.rules.cards as c; print(c.__file__)")
+    assert out.strip().lstrip("/") == "pitboss/rules/cards.py"
     # Back to .mpy: the .py files would shadow the .mpy ones, so they must go.
     r = fl.flash(board.port, progress=None, root=tree)
-    assert "/pitboss/cards.py" in r.removed and "/board.py" in r.removed
+    assert "/pitboss/rules/cards.py" in r.removed and "/board.py" in r.removed
     assert "/main.py" not in r.copied          # main.py stays source, and is unchanged
     out = mpremote(board.port, "exec", "exec(open('/main.py').read())")
     assert out.strip() == "main on virtual"
-    out = mpremote(board.port, "exec", "import os, pitboss.cards as c\n"
-                   "print(c.__file__, 'cards.py' in os.listdir('/pitboss'))")
+    out = mpremote(board.port, "exec", "import os, pitboss.rules.cards as c\n"
+                   "print(c.__file__, 'cards.py' in os.listdir('/pitboss/rules'))")
     file, has_py = out.split()
-    assert (file.lstrip("/"), has_py) == ("pitboss/cards.mpy", "False")
+    assert (file.lstrip("/"), has_py) == ("pitboss/rules/cards.mpy", "False")
     assert fl.verify(board.port, progress=None, root=tree).ok
 
 
@@ -254,7 +257,7 @@ def test_power_cut_mid_flash_leaves_a_board_that_reports_it(board, small_tree):
     v = fl.verify(board.port, progress=None, root=tree)
     assert not v.ok
     assert ("/manifest.sha256", "pending (a flash did not finish)") in v.problems
-    out = mpremote(board.port, "exec", "import pitboss.integrity as i; print(i.check()[0])")
+    out = mpremote(board.port, "exec", "import pitboss.store.integrity as i; print(i.check()[0])")
     assert out.strip() == "('/manifest.sha256', 'pending')"
     fl.flash(board.port, progress=None, root=tree)
     assert fl.verify(board.port, progress=None, root=tree).ok
@@ -290,7 +293,7 @@ def test_cli_commands_on_a_throwaway_board(capsys):
 
 
 def test_boot_check_enumerates_every_file_and_the_seal(tmp_path):
-    """pitboss.integrity on CPython over a folder standing for the board's root: unlisted
+    """pitboss.store.integrity on CPython over a folder standing for the board's root: unlisted
     code anywhere is reported, data is not; the seal binds the manifest to the key."""
     root = tmp_path / "root"
     (root / "pitboss").mkdir(parents=True)
@@ -371,7 +374,7 @@ def test_a_flash_over_a_firmware_mismatch_tilt_says_how_to_clear_it(tmp_path, vb
     # with no word of it. It now says the tilt stays and which command clears it.
     flash = tmp_path / "flash"
     shutil.copytree(vb_flash, flash)
-    with open(flash / "pitboss" / "cards.mpy", "ab") as f:
+    with open(flash / "pitboss" / "rules" / "cards.mpy", "ab") as f:
         f.write(b"\0")  # a file unlike the manifest: the boot check tilts
     with vboard.virtual_board(flash, service=True) as st:
         lines = []

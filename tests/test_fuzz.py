@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget
-from pitboss.cards import CardError, parse, parse_hand
+from pitboss.rules.cards import CardError, parse, parse_hand
 
 TOKENS = st.sampled_from(["As", "kd", "Jk", "JK", "Tc", "10h", "1s", "Ax", "", "A",
                           "AsKs", "48", "-1", "\x00", "é", "Ts ", "9"])

@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-from pitboss import games, paytables, profiles, table
+from pitboss import games
+from pitboss.rules import paytables, profiles
+from pitboss.games import table
 from pitboss.errors import Refused
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,19 +52,19 @@ def test_nothing_is_ranked_at_import():
     # The evaluator is booby-trapped before the game modules are imported: any hand
     # ranked (or table built from ranks) at import would raise.
     out = _fresh(
-        "from pitboss import evaluator\n"
+        "from pitboss.rules import evaluator\n"
         "def trap(*a, **k):\n    raise AssertionError('ranked at import')\n"
         "for n in ('score', 'rank', 'best', 'played', 'check'):\n"
         "    setattr(evaluator, n, trap)\n"
-        "import pitboss.table, pitboss.controller, pitboss.sim\n"
+        "import pitboss.games.table, pitboss.controller, pitboss.sim.rounds\n"
         "from pitboss.games import paigow, threecard, caribbean, showdown, dealer\n"
         "print('IMPORTED')\n")
     assert out == ["IMPORTED"]
 
 
 def test_thresholds_computed_on_first_use_match_the_hands_the_rules_name():
-    from pitboss import evaluator
-    from pitboss.cards import parse_hand
+    from pitboss.rules import evaluator
+    from pitboss.rules.cards import parse_hand
     from pitboss.games import caribbean, threecard
 
     p3 = profiles.get("pa-three-card-prime")
@@ -78,7 +80,7 @@ def test_thresholds_computed_on_first_use_match_the_hands_the_rules_name():
 _VM_SCRIPT = """
 import sys
 from pitboss import games
-from pitboss.table import Table
+from pitboss.games.table import Table
 
 def fams():
     return sorted(m for m in sys.modules if m.startswith("pitboss.games."))
@@ -88,7 +90,7 @@ t = Table({"game": "nj-5card", "seats": 2})
 print("SHOWDOWN", fams())
 t = Table({"game": "pr-pai-gow", "seats": 2})
 print("PAIGOW", fams())
-print("SIM", "pitboss.sim" in sys.modules)
+print("SIM", "pitboss.sim.rounds" in sys.modules)
 print("SAME", games.module("pr-pai-gow-a5-low") is games.module("pr-pai-gow"))
 print("VM-GAMES-OK")
 """

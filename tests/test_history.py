@@ -57,7 +57,7 @@ def test_checkpoints_bound_what_a_boot_replays(tmp_path):
     # Issue 11's boot budget: between rounds, once 4 KB were journalled since the last
     # snapshot, the controller writes a checkpoint, so a power-on replays at most that
     # and the round in play, however full the segment, and comes back identical.
-    from pitboss import journal as J
+    from pitboss.store import journal as J
 
     t, _ = make(tmp_path)
     for r in play_rounds(t, GAME, 3, 8, seed=9):
@@ -533,7 +533,7 @@ def test_a_full_table_plays_on_when_its_journal_is_exported(tmp_path):
 def test_journal_keeps_unacknowledged_segments_and_tilts_journal_full(tmp_path):
     from pitboss.controller import Controller
     from host_tools.auth import auth_line
-    from pitboss import auth as fw_auth
+    from pitboss.store import auth as fw_auth
     key = bytes(range(1, 33))
     root = str(tmp_path / "c")
     ctl = Controller(root, clock=lambda: 1000, rng=lambda n: 0, segment_size=13000,

@@ -11,11 +11,11 @@ import pytest
 
 from host_tools import houseway_check
 from host_tools.vm import run_script
-from pitboss import profiles
-from pitboss.cards import parse_hand
+from pitboss.rules import profiles
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
 from pitboss.games import houseways, paigow
-from pitboss.table import Table
+from pitboss.games.table import Table
 
 P = profiles.get("pr-pai-gow")
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -73,7 +73,7 @@ def test_pip_install_then_run_from_another_folder(tmp_path):
     nm = str(ensure_node_modules())
     r = pitboss("flash", "--port", "virtual", extra={"PITBOSS_NODE_MODULES": nm}, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "verified: the board's" in r.stdout and "/pitboss/evaluator.mpy" in r.stdout
+    assert "verified: the board's" in r.stdout and "/pitboss/rules/evaluator.mpy" in r.stdout
     assert (tmp_path / "home" / "build" / "mpy").is_dir()
     shutil.rmtree(env_dir)  # a few MB; tmp_path keeps the rest for a post-mortem
 

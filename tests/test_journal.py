@@ -1,4 +1,4 @@
-"""pitboss.journal: framing, replay, rotation, and power cuts at every byte and step."""
+"""pitboss.store.journal: framing, replay, rotation, and power cuts at every byte and step."""
 import binascii
 import os
 import shutil
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pitboss import journal as J
-from pitboss.journal import Journal, JournalCorrupt, JournalError
-from pitboss.osfs import OsFS
+from pitboss.store import journal as J
+from pitboss.store.journal import Journal, JournalCorrupt, JournalError
+from pitboss.store.osfs import OsFS
 from powercut_fs import MemFS, PowerCut
 
 D = "/journal"

@@ -169,7 +169,8 @@ def test_missing_peripherals_tilt_and_the_table_runs_without_them():
 
     import boards.virtual as vhw
     from host_tools.auth import auth_line
-    from pitboss import app, auth
+    from pitboss import app
+    from pitboss.store import auth
 
     vhw.reset()
 
@@ -178,7 +179,7 @@ def test_missing_peripherals_tilt_and_the_table_runs_without_them():
     hw = types.SimpleNamespace(**{k: getattr(vhw, k) for k in dir(vhw)
                                   if not k.startswith("__")})
     hw.PERIPHERALS = ("shoe", "display", "rfid")
-    hw.display = hw.rfid = gone
+    hw.display_i2c = hw.rfid = gone
     root = tempfile.mkdtemp()
     key = bytes(range(32))
     auth.provision(key, root + "/auth")
@@ -216,7 +217,8 @@ def test_mem_on_micropython():
 
 
 def test_the_app_names_the_deck_maps_path_as_deckmap_does():
-    from pitboss import app, deckmap
+    from pitboss import app
+    from pitboss.store import deckmap
     assert app._DECK_PATH == deckmap.DEFAULT_PATH
 
 
@@ -264,7 +266,7 @@ def test_a_settlement_is_journalled_with_its_result_last_and_recalled_from_its_b
 
     from pitboss import app
     from pitboss.controller import Rows, _raw_result, _record
-    from pitboss.journal import Journal
+    from pitboss.store.journal import Journal
 
     result = {"game": "nj-3card", "round": 4, "house_net": 5, "result": "nested",
               "seats": [{"seat": 1, "amount": -5, "why": 'a "q" ,"result":{}}'}]}

@@ -1,14 +1,14 @@
-"""pitboss.meters: per-game meters beside the journal, counted exactly once."""
+"""pitboss.store.meters: per-game meters beside the journal, counted exactly once."""
 import json
 
 import pytest
 
 from pitboss import games
-from pitboss import journal as J
-from pitboss.journal import Journal
-from pitboss.osfs import OsFS
-from pitboss.slots import Slots, SlotCorrupt
-from pitboss.meters import Meters, MetersCorrupt, parse_settlement
+from pitboss.store import journal as J
+from pitboss.store.journal import Journal
+from pitboss.store.osfs import OsFS
+from pitboss.store.slots import Slots, SlotCorrupt
+from pitboss.store.meters import Meters, MetersCorrupt, parse_settlement
 from powercut_fs import MemFS, PowerCut
 
 MP = "/journal/meters"
@@ -308,8 +308,8 @@ TABLE_GAMES = games.ids()  # every table game in the registry
 
 
 def test_lines_from_the_table_engine_result():
-    from pitboss.sim import simulate_round
-    from pitboss.meters import lines_from_result
+    from pitboss.sim.rounds import simulate_round
+    from pitboss.store.meters import lines_from_result
     m = Meters(MP, MemFS()).load()
     seq = 0
     for game in TABLE_GAMES:

@@ -2,7 +2,7 @@
 import pytest
 
 import fake_mfrc522 as F
-from pitboss.mfrc522 import MFRC522, RFIDError
+from pitboss.hw.mfrc522 import MFRC522, RFIDError
 
 UID4 = bytes.fromhex("DEADBEEF")
 UID7 = bytes.fromhex("04A1B2C3D4E5F6")

@@ -19,9 +19,9 @@ import fake_mfrc522 as F
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget, plan_round
-from pitboss import shoe as shoe_mod
-from pitboss import tilt
-from pitboss.cards import name
+from pitboss.hw import shoe as shoe_mod
+from pitboss.store import tilt
+from pitboss.rules.cards import name
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -65,7 +65,7 @@ def start(t, game, seats, seed):
     before, _, after = plan_round(game, seats, seed)
     replies = t.commands(before)
     assert all(r["ok"] for r in replies), replies
-    from pitboss import profiles
+    from pitboss.rules import profiles
     deck = shoe_sim.shuffled_deck(seed, profiles.get(game).deck)
     return deck, len(replies[-1]["order"]), after
 
@@ -456,7 +456,7 @@ def test_newround_cannot_hide_a_lost_round(tmp_path):
 # ---- misdeals: RFID shoe ------------------------------------------------------------------
 def _rfid(tmp_path, size=52, game="pa-three-card-prime"):
     from test_rfid_table import RFIDBoard, Target, uid_for
-    from pitboss.deckmap import new_deck_order
+    from pitboss.store.deckmap import new_deck_order
     t = Target(RFIDBoard(), str(tmp_path))
     conf = Configurator(t, "rf", KeyStore(str(tmp_path / "keys")))
     conf.provision()

@@ -1,4 +1,4 @@
-"""pitboss/native5.py (@micropython.viper) on a MicroPython with a native emitter.
+"""pitboss/rules/native5.py (@micropython.viper) on a MicroPython with a native emitter.
 
 Where the optional unix port (requirements-bench-native.txt) is installed: the native
 score() is the one in use, agrees with the bytecode path and the rule core on every game
@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from host_tools import flash as fl
-from pitboss import profiles
+from pitboss.rules import profiles
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIRMWARE = os.path.join(HERE, "..", "firmware")
@@ -40,7 +40,7 @@ def test_native_path_is_exact_and_allocates_nothing():
 
 def test_every_vector_through_the_native_path():
     code = ("import sys; sys.path.insert(0, %r)\n"
-            "from pitboss import evaluator, vectors\n"
+            "from pitboss.rules import evaluator\nfrom pitboss import vectors\n"
             "assert evaluator._n5 is not None\n"
             "raise SystemExit(vectors.main(%r))\n" % (FIRMWARE, os.path.join(HERE, "vectors")))
     r = subprocess.run([_unix_port(), "-c", code], capture_output=True, text=True,
@@ -53,17 +53,17 @@ def test_every_vector_through_the_native_path():
 @pytest.mark.parametrize("board,arch", [("pico", 4), ("esp32_devkitc", 10)])
 def test_flash_builds_the_native_module_for_the_boards_arch(tmp_path, board, arch):
     files = {f.dest: f for f in fl.build(board, build_root=tmp_path)}
-    native = files["/pitboss/native5.mpy"]
+    native = files["/pitboss/rules/native5.mpy"]
     version, sub, a = fl.decode_mpy_header(native.local.read_bytes()[:4])
     assert (version, a) == (6, arch)
     # every other module stays bytecode: loadable by any port of this .mpy version
-    assert fl.decode_mpy_header(files["/pitboss/evaluator.mpy"].local.read_bytes()[:4])[2] == 0
+    assert fl.decode_mpy_header(files["/pitboss/rules/evaluator.mpy"].local.read_bytes()[:4])[2] == 0
 
 
 def test_a_board_without_a_native_emitter_gets_the_bytecode_path(tmp_path):
     dests = [f.dest for f in fl.build("virtual", build_root=tmp_path)]
-    assert "/pitboss/evaluator.mpy" in dests
-    assert "/pitboss/%s.mpy" % profiles.get("nj-5card").t5 in dests
+    assert "/pitboss/rules/evaluator.mpy" in dests
+    assert "/pitboss/rules/tables/%s.mpy" % profiles.get("nj-5card").t5 in dests
     assert not [d for d in dests if "native5" in d]
     # the board's own ABI decides too: a bytecode-only board (the VM's _mpy) gets none
     wasm = fl.decode_sys_mpy(6 | 3 << 8)

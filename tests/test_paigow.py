@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from pitboss import evaluator, profiles
-from pitboss.cards import JOKER, names, parse_hand
+from pitboss.rules import evaluator, profiles
+from pitboss.rules.cards import JOKER, names, parse_hand
 from pitboss.errors import Refused
 from pitboss.games import paigow
 

@@ -1,4 +1,4 @@
-"""The dealer's display shows what to pay (issue 30, TableDisplay.result's pay screen, firmware/pitboss/display.py): per
+"""The dealer's display shows what to pay (issue 30, TableDisplay.result's pay screen, firmware/pitboss/hw/display.py): per
 seat the net amount, the banker's hand and low hand at Pai Gow, the dealer's hand and
 whether it qualifies at the dealer games; it fits the 128x64 panel (16 columns, 7 seats)
 and the SSD1306 driver sends only the pages that changed."""
@@ -10,8 +10,8 @@ import boards
 from host_tools.auth import KeyStore
 from host_tools.screenshot import text
 from host_tools.table_host import Configurator, LocalTarget, play_rounds
-from pitboss import display
-from pitboss.ssd1306 import SSD1306
+from pitboss.hw import display
+from pitboss.hw.ssd1306 import SSD1306
 
 
 def _round(game, seats, seed=3):

@@ -1,4 +1,4 @@
-"""Posted paytables as named data (firmware/pitboss/paytables.py, issue 30): each table
+"""Posted paytables as named data (firmware/pitboss/rules/paytables.py, issue 30): each table
 whose text we hold equals its cited text, line by line; the settled amount of every line
 (test_caribbean.py, test_threecard.py settle each line; here the named tables); the Bad
 Beat Bonus is marked on the Play result it pays; a table using an unverified default
@@ -15,12 +15,12 @@ import pytest
 
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget, stand_in_paytables
-from pitboss import paytables
-from pitboss.cards import parse_hand
+from pitboss.rules import paytables
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
 from pitboss.games import caribbean, threecard
 from pitboss.games.dealer import pays
-from pitboss.table import Table
+from pitboss.games.table import Table
 
 # 58 Pa. Code § 671a.12(d) (pacodeandbulletin.gov, chapter 671a, s671a.12, as read
 # through 54 Pa.B. 5598, August 31, 2024): "A winning Bet Wager shall be paid at the

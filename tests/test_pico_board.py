@@ -11,7 +11,7 @@ import pytest
 
 from host_tools.board_vectors import compare
 from host_tools.screenshot import decode_png, png_from_fb
-from pitboss import profiles
+from pitboss.rules import profiles
 from pitboss.protocol import rank_reply
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_a_round_through_uart1_settles_the_same_while_the_host_sends_status_and_
     """Issue 11: the protocol lives on the serial line. The table keeps playing while the
     host asks: a round with `status` and `recall 3` sent after every frame settles
     exactly as the same round on CPython, and as a round dealt undisturbed."""
-    from pitboss.cards import name
+    from pitboss.rules.cards import name
     from tests.pico_tier import SERIAL_GAME, SERIAL_SEATS, SERIAL_SEED
     r = tier.result("serial")["serial"]
     quiet, busy, asked = r["quiet"], r["busy"], r["asked"]
@@ -161,7 +161,7 @@ def test_deck_registered_and_dealt_through_the_mfrc522(tier):
 # grow, or a seventh pool of ~7.8 KB opens on a table that has played every game.
 # The pitboss image (board of record since issue 27) holds the code in ROMFS, and its heap
 # after boot is ~70 KB larger (docs/bench.md): with the journal on a flash region
-# (pitboss.region, pitboss.ringjournal) the names measured 1,318 in seven pools, 26,895 B
+# (pitboss.store.region, pitboss.store.ringjournal) the names measured 1,318 in seven pools, 26,895 B
 # (2026-12-03), so seven pools are its budget; the stock image keeps six.
 def _pools_max():
     from tests.pico_tier import image_is_pitboss

@@ -15,7 +15,7 @@ import pytest
 from host_tools import flash as flashing
 from host_tools import romfs_deploy as rd
 from host_tools.pico import PITBOSS_UF2, find_firmware
-from pitboss import integrity
+from pitboss.store import integrity
 
 REPO = Path(__file__).resolve().parents[1]
 BOARD = REPO / "boards" / "rp2" / "PITBOSS_PICO"

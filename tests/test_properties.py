@@ -28,7 +28,7 @@ _FW = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 if _FW not in sys.path:  # tests/conftest.py normally does this
     sys.path.insert(0, _FW)
 
-from pitboss import cards, evaluator, profiles  # noqa: E402
+from pitboss.rules import cards, evaluator, profiles  # noqa: E402
 
 JOKER = cards.JOKER
 ACE = 12

@@ -9,8 +9,8 @@ import pytest
 
 from host_tools import cli, hostfast
 from host_tools.table_host import LocalTarget
-from pitboss import evaluator, profiles
-from pitboss.cards import parse_hand
+from pitboss.rules import evaluator, profiles
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
 from pitboss.protocol import rank_reply
 

@@ -10,7 +10,7 @@ import fake_mfrc522 as F
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator
 from pitboss import app as app_mod
-from pitboss.deckmap import new_deck_order
+from pitboss.store.deckmap import new_deck_order
 
 
 def uid_for(card, deck=1):
@@ -27,7 +27,8 @@ class RFIDBoard:
         self.mod = types.SimpleNamespace(
             NAME="rfid-test", PERIPHERALS=("shoe", "rfid", "display"),
             DISPLAY_WIDTH=128, DISPLAY_HEIGHT=64, shoe_uart=virtual.shoe_uart,
-            display=virtual.display, rfid=lambda: self._rfid)
+            display_i2c=virtual.display_i2c, DISPLAY_ADDR=virtual.DISPLAY_ADDR,
+            rfid=lambda: self._rfid)
 
     def present(self, uid):
         self.chip.tags = [F.Tag(uid)]
@@ -45,7 +46,7 @@ class Target:
         return [self.app.ctl.command(ln) for ln in lines]
 
     def provision(self, key):
-        from pitboss import auth
+        from pitboss.store import auth
         auth.provision(key, self.root + "/auth")
         self.app.ctl.auth.load()
 

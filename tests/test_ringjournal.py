@@ -1,7 +1,7 @@
-"""pitboss.ringjournal on a flash region: the format, the ring, and power cuts at every byte
+"""pitboss.store.ringjournal on a flash region: the format, the ring, and power cuts at every byte
 of every page program and at every step of every sector erase (tests/nor_flash.py), on
-the raw-region driver (pitboss.region.FlashRegion over the NOR model) and the file-backed
-one (pitboss.region.FileRegion)."""
+the raw-region driver (pitboss.store.region.FlashRegion over the NOR model) and the file-backed
+one (pitboss.store.region.FileRegion)."""
 import binascii
 import os
 import struct
@@ -9,11 +9,11 @@ import struct
 import pytest
 
 from nor_flash import NorFlash
-from pitboss import journal as J
-from pitboss.journal import JournalCorrupt, JournalFull
-from pitboss.osfs import OsFS
-from pitboss.region import FileRegion, FlashRegion
-from pitboss.ringjournal import RegionJournal
+from pitboss.store import journal as J
+from pitboss.store.journal import JournalCorrupt, JournalFull
+from pitboss.store.osfs import OsFS
+from pitboss.store.region import FileRegion, FlashRegion
+from pitboss.store.ringjournal import RegionJournal
 from powercut_fs import MemFS, PowerCut
 from test_journal import encode_record
 
@@ -358,7 +358,7 @@ def test_a_table_on_a_region_settles_recalls_exports_and_survives_reboots(tmp_pa
     from host_tools import export as ex
     from host_tools.table_host import LocalTarget, Configurator, play_rounds
     from host_tools.auth import KeyStore
-    from pitboss.ringjournal import RegionJournal
+    from pitboss.store.ringjournal import RegionJournal
 
     # The reference: the same rounds on the segment-file journal.
     ref = LocalTarget(str(tmp_path / "ref"), durable=False)

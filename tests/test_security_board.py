@@ -25,7 +25,7 @@ from host_tools.boardlink import open_board
 from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table_host import BoardTarget, Configurator
 from host_tools.vboard import virtual_board
-from pitboss import integrity
+from pitboss.store import integrity
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = 'config {"game":"nj-5card","seats":2}'

@@ -16,7 +16,7 @@ from host_tools.auth import KeyStore
 from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table_host import Configurator, LocalTarget, open_table, plan_round
 from host_tools.vboard import virtual_board
-from pitboss.cards import name
+from pitboss.rules.cards import name
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAME, SEATS = "pr-pai-gow", 4

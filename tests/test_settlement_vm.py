@@ -2,7 +2,7 @@
 
 tests/mp/settlement_rounds.py plays 200 seeded rounds of every table game (nj-5card,
 nj-3card, qc-caribbean, pa-three-card-prime with the All-Six Bonus, pr-pai-gow,
-pr-pai-gow-a5-low) through pitboss.sim.simulate_round, whose xorshift32 shuffles alike
+pr-pai-gow-a5-low) through pitboss.sim.rounds.simulate_round, whose xorshift32 shuffles alike
 on both interpreters, and prints each round's whole settlement as one canonical line.
 The same script runs on the VM and under CPython; the lines must be identical.
 """

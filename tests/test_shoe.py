@@ -8,8 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import boards
 from host_tools import shoe_sim
-from pitboss import shoe
-from pitboss.rng import Rng, XorShift32
+from pitboss.hw import shoe
+from pitboss.sim.rng import Rng, XorShift32
 
 
 class Recorder:
@@ -309,7 +309,7 @@ def test_rng_known_answers():
 
 
 def test_rng_agrees_with_the_table_simulator():
-    from pitboss import sim
+    from pitboss.sim import rounds as sim
     for seed in (0, 1, 99, 2**31 + 5):
         assert Rng(seed).shuffle(list(range(52))) == sim.shuffled(52, XorShift32(seed))
 

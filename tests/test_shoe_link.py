@@ -9,8 +9,8 @@ import pytest
 from host_tools import shoe_link, shoe_sim
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget, plan_round
-from pitboss import shoe
-from pitboss.cards import name
+from pitboss.hw import shoe
+from pitboss.rules.cards import name
 
 
 @pytest.fixture
@@ -214,7 +214,7 @@ def test_the_host_sets_the_clock_journalled_and_tilts_carry_it(table):
 
 def test_the_clock_survives_in_the_journal_and_a_lambda_clock_cannot_be_set(tmp_path):
     from pitboss.controller import Controller
-    from pitboss.osfs import OsFS
+    from pitboss.store.osfs import OsFS
 
     c = Controller(str(tmp_path), fs=OsFS(durable=False), clock=lambda: 5)
     c.boot()

@@ -5,8 +5,9 @@ division go one each to the tied seats, lowest seat number first (our rule).
 """
 import pytest
 
-from pitboss import games, profiles
-from pitboss.cards import parse_hand
+from pitboss import games
+from pitboss.rules import profiles
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
 from pitboss.games import showdown
 

@@ -12,7 +12,7 @@ from host_tools.auth import KeyStore
 from host_tools.table_host import BoardTarget, Configurator
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
-from pitboss import shoe as shoe_mod
+from pitboss.hw import shoe as shoe_mod
 
 SOAK_LINES = 100_000
 BATCH = 5_000

@@ -75,7 +75,9 @@ def _pyright(port, probe=None):
     config = {
         "include": [rel(REPO / "firmware"), rel(REPO / "boards" / "__init__.py"),
                     rel(REPO / "boards" / f"{board}.py"), rel(REPO / "boards" / "virtual.py")],
-        "exclude": ["**/__pycache__"],
+        # firmware/manifest.py is MicroPython's manifest language (module(), package()),
+        # read by host_tools/manifest.py, not code a board runs
+        "exclude": ["**/__pycache__", rel(REPO / "firmware" / "manifest.py")],
         "stubPath": rel(stubs),
         "typeshedPath": rel(stubs),  # MicroPython's reduced stdlib instead of CPython's
         "extraPaths": [rel(REPO / "firmware"), rel(REPO), "."],

@@ -67,9 +67,9 @@ def test_same_results_on_micropython_and_cpython(cpython_run, vm_run):
 
 TORN_SWEEP = r"""
 import os
-from pitboss import journal as J
-from pitboss.journal import Journal
-from pitboss.osfs import OsFS
+from pitboss.store import journal as J
+from pitboss.store.journal import Journal
+from pitboss.store.osfs import OsFS
 
 class T:
     n = 0
@@ -114,7 +114,7 @@ HMAC_KEYS = [b"", b"k", bytes(range(63)), bytes(range(64)), bytes(range(65)),
 
 
 def test_hmac_on_micropython_matches_cpython_hmac():
-    src = ("from binascii import hexlify\nfrom pitboss.auth import hmac_sha256\n"
+    src = ("from binascii import hexlify\nfrom pitboss.store.auth import hmac_sha256\n"
            "for n in %r:\n"
            "    k = bytes([(i * 7 + 3) & 255 for i in range(n)])\n"
            "    print(hexlify(hmac_sha256(k, b'config game ' + bytes([65 + n %% 26]) * n))"
@@ -134,7 +134,7 @@ def test_host_provisioning_script_runs_on_the_board():
     key = b"\x42" * 32
     line = H.auth_line(key, 3, "rules ante 10")
     src = (H.board_script(key)
-           + "from pitboss.auth import Auth\n"
+           + "from pitboss.store.auth import Auth\n"
            + "a = Auth().load()\n"
            + "print('VERIFY', a.fault, a.check_line(%r))\n" % line
            + "import os\nprint('FILES', sorted(os.listdir('/auth')))\n")

@@ -1,15 +1,17 @@
-"""The round engine (pitboss.table): configuration, casino deal order, phases, refused
+"""The round engine (pitboss.games.table): configuration, casino deal order, phases, refused
 inputs (each leaves the table exactly as it was) and settlement results as plain data."""
 import copy
 import json
 
 import pytest
 
-from pitboss import games, sim, table
-from pitboss.cards import CardError, JOKER, names, parse, parse_hand
+from pitboss import games
+from pitboss.sim import rounds as sim
+from pitboss.games import table
+from pitboss.rules.cards import CardError, JOKER, names, parse, parse_hand
 from pitboss.errors import Refused
-from pitboss.rng import XorShift32
-from pitboss.table import Table
+from pitboss.sim.rng import XorShift32
+from pitboss.games.table import Table
 
 
 def snapshot(t):

@@ -150,7 +150,7 @@ def _round_lines(game, seats, seed):
     # After a cut, the dealer goes on by hand (the bench protocol's `card`), so each
     # card is its own command here; the shoe path itself is tested above.
     from host_tools.shoe_sim import shuffled_deck
-    from pitboss.profiles import get
+    from pitboss.rules.profiles import get
     n = len(frames) // 12
     cards = ["card %d" % c for c in shuffled_deck(seed, get(game).deck)[:n]]
     return before + cards + after
@@ -231,7 +231,7 @@ def test_dealer_cards_never_leave_the_board_before_settlement(vt):
     import json
 
     from host_tools.shoe_sim import shuffled_deck
-    from pitboss.cards import name
+    from pitboss.rules.cards import name
 
     game, seats, seed = "pa-three-card-prime", 3, 1201
     assert vt.conf.configure(game, seats)["ok"]

@@ -1,8 +1,8 @@
 """The shipped tables are the rule core's own output, and nothing ranks at import or
 when a game's tables load (issue 9, 11, 13: cold start).
 
-host_tools/gentables.py computes every table from pitboss.evaluator._eval at build time:
-the board's five-card tables (firmware/pitboss/t5_<hash>.py, one bytes constant per
+host_tools/gentables.py computes every table from pitboss.rules.evaluator._eval at build time:
+the board's five-card tables (firmware/pitboss/rules/tables/t5_<hash>.py, one bytes constant per
 distinct table, named by the profiles that use it) and
 the host's (host_tools/tables/<game>-<n>.bin). Here they are rebuilt from the core and
 compared, so a rule change that is not regenerated fails.
@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from host_tools import gentables, hostfast
-from pitboss import evaluator, profiles
+from pitboss.rules import evaluator, profiles
 
 
 def test_every_generated_file_matches_a_rebuild_from_the_core():
@@ -57,7 +57,7 @@ def test_the_first_five_card_rank_loads_without_ranking(fresh, gid):
     p = profiles.get(gid)
     h = [0, 5, 10, 15, 21]  # no joker: the fast path takes it
     assert evaluator._score_bc(p, h) == 0b101111  # 2 3 4 5 7: high card, its rank mask
-    assert p.fast  # loaded from pitboss/t5_*.py
+    assert p.fast  # loaded from pitboss/rules/tables/t5_*.py
     assert hostfast.score(p, h) == evaluator._score_bc(p, h)
     assert hostfast.score(p, h + [30, 40]) > 0  # seven cards: shipped too
 
@@ -70,7 +70,7 @@ def test_the_host_ships_every_games_own_size(fresh, gid, n):
 
 def test_nothing_is_built_or_ranked_at_import():
     code = ("import sys; sys.path.insert(0, 'firmware')\n"
-            "from pitboss import evaluator, profiles\n"
+            "from pitboss.rules import evaluator, profiles\n"
             "assert all(profiles.get(g).fast is None for g in profiles.GAMES)\n"
             "assert not [m for m in sys.modules if m.startswith('pitboss.t5_')]\n"
             "print('OK')\n")
@@ -83,7 +83,7 @@ def test_a_board_keeps_only_the_array_not_the_module():
     import sys as _sys
     p = profiles.get("pr-pai-gow")
     evaluator._load(p)
-    assert p.fast and "pitboss." + p.t5 not in _sys.modules
+    assert p.fast and "pitboss.rules.tables." + p.t5 not in _sys.modules
 
 
 def test_each_five_card_game_names_the_module_holding_its_own_table():
@@ -92,7 +92,7 @@ def test_each_five_card_game_names_the_module_holding_its_own_table():
         p = profiles.get(gid)
         raw = gentables.table_bytes(gentables.five_table(p))  # rebuilt from the core
         assert p.t5 == gentables.board_module_name(raw)
-        m = __import__("pitboss." + p.t5, None, None, ("T",))
+        m = __import__("pitboss.rules.tables." + p.t5, None, None, ("T",))
         assert m.T == raw
     # NJ (c)2 and QC place the wheel lowest, as PR D's licensee option does; PR B.3/B.7
     # do not: three games, one table; Pai Gow's own, another
@@ -131,5 +131,5 @@ def test_games_sharing_a_table_share_one_array_on_the_board(monkeypatch):
 def test_flash_copies_each_distinct_table_once(tmp_path):
     from host_tools import flash
     dests = flash.planned_dests("pico", source=False)
-    tables = sorted(d for d in dests if d.startswith(("/pitboss/t5_", "/pitboss/t2_")))
-    assert tables == sorted("/pitboss/%s.mpy" % m for m in gentables.board_tables())
+    tables = sorted(d for d in dests if d.startswith(("/pitboss/rules/tables/t5_", "/pitboss/rules/tables/t2_")))
+    assert tables == sorted("/pitboss/rules/tables/%s.mpy" % m for m in gentables.board_tables())

@@ -6,9 +6,9 @@ Odds' Three Card Prime rules 7-14.
 """
 import pytest
 
-from pitboss import paytables
+from pitboss.rules import paytables
 from pitboss.games import threecard
-from pitboss.cards import parse_hand
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
 
 H = parse_hand
@@ -51,7 +51,7 @@ def settle(player, dealer, played=True, wagers=None, bad_beat="straight", t=None
     ("As 2d 3c", True),    # A-2-3: the lowest straight (PA (a))
 ])
 def test_dealer_qualifies_with_queen_high_or_better(hand, q):
-    from pitboss import evaluator
+    from pitboss.rules import evaluator
     assert threecard.qualifies(evaluator.score(threecard.profile(), H(hand))) is q
 
 

@@ -1,10 +1,10 @@
-"""pitboss.tilt: tilts persist across power cycles until an operator clears them."""
+"""pitboss.store.tilt: tilts persist across power cycles until an operator clears them."""
 import pytest
 
-from pitboss import tilt as T
-from pitboss.osfs import OsFS
-from pitboss.slots import SlotCorrupt, Slots
-from pitboss.tilt import Tilt
+from pitboss.store import tilt as T
+from pitboss.store.osfs import OsFS
+from pitboss.store.slots import SlotCorrupt, Slots
+from pitboss.store.tilt import Tilt
 from powercut_fs import MemFS, PowerCut
 
 P = "/state/tilt"
@@ -154,7 +154,7 @@ def test_power_cut_at_every_step_of_raise_and_clear(mode):
     for action in ("raise", "clear"):
         base = MemFS(mode)
         t = make(base)
-        t.raise_tilt("firmware_mismatch", "pitboss/table.py")
+        t.raise_tilt("firmware_mismatch", "pitboss/games/table.py")
         if action == "raise":
             t.clear("op")
         k = 0

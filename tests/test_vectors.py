@@ -33,7 +33,7 @@ def test_vector_files_exist():
 @pytest.fixture(params=["board", "host"])
 def evaluator_path(request):
     """Every vector through the board's evaluator path (bytecode score/best, tables from
-    pitboss/t5_*.py) and through the host's (host_tools/hostfast.py)."""
+    pitboss/rules/tables/t5_*.py) and through the host's (host_tools/hostfast.py)."""
     from host_tools import hostfast
     if request.param == "board":
         hostfast.uninstall()
@@ -45,7 +45,7 @@ def evaluator_path(request):
 
 @pytest.mark.parametrize("case", CASES)
 def test_vector_cpython(case, evaluator_path):
-    from pitboss import evaluator
+    from pitboss.rules import evaluator
     from host_tools import hostfast
     want = evaluator._board_score if evaluator_path == "board" else hostfast.score
     assert evaluator.score is want
@@ -53,7 +53,7 @@ def test_vector_cpython(case, evaluator_path):
 
 
 def test_every_game_has_vectors():
-    from pitboss.profiles import GAMES
+    from pitboss.rules.profiles import GAMES
     games = {c.values[0][0] for c in CASES}
     assert set(GAMES) <= games
 

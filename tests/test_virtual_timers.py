@@ -11,7 +11,8 @@ from host_tools.auth import KeyStore
 from host_tools.sidechannel import control_for
 from host_tools.table_host import Configurator, open_table, plan_round
 from host_tools.vboard import virtual_board
-from pitboss import profiles, shoe
+from pitboss.rules import profiles
+from pitboss.hw import shoe
 
 GAME, SEATS, SEED = "pa-three-card-prime", 3, 42
 

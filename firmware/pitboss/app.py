@@ -1,4 +1,4 @@
-# The table controller application: wires the board's peripherals (pitboss.board) to the
+# The table controller application: wires the board's peripherals (pitboss.hw.board) to the
 # shoe, the controller (journal, tilts, round engine) and the display, and runs the loop.
 #
 # Every board runs main() from /main.py, in production and in service mode: the shoe on
@@ -11,13 +11,14 @@ import json
 
 import gc
 
-from pitboss import board as _board
-from pitboss import integrity
+from pitboss.hw import board as _board
+from pitboss.hw import drivers
+from pitboss.store import integrity
 from pitboss.controller import Controller, now_ms
-from pitboss.clock import Clock
+from pitboss.hw.clock import Clock
 from pitboss.compat import const, missing
 from pitboss.errors import Refused
-from pitboss.shoe import SerialShoe
+from pitboss.hw.shoe import SerialShoe
 
 # The display (framebuf, TableDisplay) and the RFID reader (MFRC522, deck map, RFIDShoe)
 # are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module
@@ -69,17 +70,17 @@ class App:
         faults = []
         if "display" in hw.PERIPHERALS:
             try:
-                from pitboss.display import TableDisplay
+                from pitboss.hw.display import TableDisplay
 
-                self.display = TableDisplay(hw.display(), hw.DISPLAY_WIDTH,
+                self.display = TableDisplay(drivers.display(hw), hw.DISPLAY_WIDTH,
                                             hw.DISPLAY_HEIGHT)
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
         # The wall clock the host sets (`clock UNIX`): the board's RTC through boards/.
         # The journal's flash region, where the board has one (boards/: a raw region on
         # the pitboss image, sector files on a stock one); else the segment files.
-        if region is None and hasattr(hw, "journal_region"):
-            region = hw.journal_region(root, fs)
+        if region is None:
+            region = drivers.journal_region(hw, root, fs)
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display, region=region,
                               integrity=self._firmware_problems if check_firmware else None)
@@ -92,12 +93,10 @@ class App:
         if "rfid" in hw.PERIPHERALS:
             self._deck_path = root + _DECK_PATH
             try:
-                from pitboss.mfrc522 import MFRC522
-
-                self.reader = MFRC522(*hw.rfid())
+                self.reader = drivers.rfid(hw)
             except Exception as e:  # RFIDError (no chip answers), OSError from the bus
                 faults.append(("shoe_fault", "rfid reader: %s %s" % (type(e).__name__, e)))
-            # pitboss.deckmap only once a map exists (a serial-shoe table never needs it);
+            # pitboss.store.deckmap only once a map exists (a serial-shoe table never needs it);
             # deck-register brings it in.
             if self.reader is not None and _exists(self._deck_path):
                 self.deckmap = _load_deckmap(self._deck_path, self.ctl)
@@ -177,7 +176,7 @@ class App:
 
     # ---- integrity and keys from production (docs/security.md) ------------------------
     def cmd_verify(self, args):
-        """verify SEED_HEX: the seeded answer over every file (pitboss.integrity), for a
+        """verify SEED_HEX: the seeded answer over every file (pitboss.store.integrity), for a
         verifier that compares it with its own build; needs no key, reveals no secret."""
         from binascii import unhexlify
         import sys
@@ -207,7 +206,7 @@ class App:
 
     def cmd_provision(self, args):
         """auth N MAC provision WRAPPED_HEX FINGERPRINT: a new key, from production, for
-        whoever holds the current one (pitboss.auth.Auth.rekey)."""
+        whoever holds the current one (pitboss.store.auth.Auth.rekey)."""
         if len(args) != 2:
             raise Refused("bad_args", "usage: provision WRAPPED_KEY_HEX FINGERPRINT")
         a = self.ctl.auth
@@ -260,7 +259,7 @@ class App:
 
     def _make_shoe(self):
         if self.reader is not None and self.deckmap is not None and len(self.deckmap):
-            from pitboss.shoe import RFIDShoe
+            from pitboss.hw.shoe import RFIDShoe
 
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
         # A board may give the shoe its clock (the link model's simulated time); else
@@ -308,7 +307,7 @@ class App:
             if not args[0].isdigit():
                 raise Refused("bad_args", "usage: deck-register [52|53], got %r" % args[0])
             size = int(args[0])
-        from pitboss.deckmap import DeckMap, Registration
+        from pitboss.store.deckmap import DeckMap, Registration
 
         if self.deckmap is None:
             self.deckmap = DeckMap()
@@ -317,7 +316,7 @@ class App:
 
     def cmd_deck(self, args):
         """Registration progress, or the registered decks."""
-        from pitboss.cards import name
+        from pitboss.rules.cards import name
 
         reg = self.registration
         if reg is not None:
@@ -329,8 +328,8 @@ class App:
                 "shoe": "serial" if isinstance(self.shoe, SerialShoe) else "rfid"}
 
     def _register_poll(self):
-        from pitboss.cards import name
-        from pitboss.deckmap import DeckError, uid_hex
+        from pitboss.rules.cards import name
+        from pitboss.store.deckmap import DeckError, uid_hex
 
         reader, reg, dm, path = self.reader, self.registration, self.deckmap, self._deck_path
         if reader is None or reg is None or dm is None or path is None:
@@ -355,7 +354,7 @@ class App:
 
 
 def _load_deckmap(path, ctl):
-    from pitboss.deckmap import DeckError, DeckMap
+    from pitboss.store.deckmap import DeckError, DeckMap
 
     try:
         return DeckMap.load(path)
@@ -369,7 +368,7 @@ def _load_deckmap(path, ctl):
         return DeckMap()
 
 
-_DECK_PATH = "/deckmap.txt"  # pitboss.deckmap.DEFAULT_PATH (test_main_loop checks)
+_DECK_PATH = "/deckmap.txt"  # pitboss.store.deckmap.DEFAULT_PATH (test_main_loop checks)
 
 
 def _exists(path):
@@ -488,9 +487,15 @@ def screen():
     simulated controller's own RAM on the virtual board, else the driver's buffer."""
     from binascii import hexlify
 
-    hw = app().hw
-    dev = getattr(hw, "display_device", None)
-    print(hexlify(bytes(dev().ram if dev else hw.display().buf)).decode())
+    a = app()
+    dev = getattr(a.hw, "display_device", None)
+    if dev is not None:
+        buf = dev().ram
+    elif a.display is not None:
+        buf = a.display.fb.buf
+    else:  # no display wired, or it failed at boot (its display_fault tilt says so)
+        buf = b""
+    print(hexlify(bytes(buf)).decode())
 
 
 # ---- the main loop on a real board ----------------------------------------------------

@@ -1,4 +1,4 @@
-# The table controller: the one object that owns the round (pitboss.table), its journal,
+# The table controller: the one object that owns the round (pitboss.games.table), its journal,
 # meters, tilts and authentication, and answers the bench protocol.
 #
 # Every state change is an *event* (a small dict, journalled as compact JSON):
@@ -48,17 +48,17 @@ import json
 import time
 
 from pitboss import games, protocol
-from pitboss.auth import Auth
-from pitboss.cardrec import CardRecord
-from pitboss.cards import parse
+from pitboss.store.auth import Auth
+from pitboss.store.cardrec import CardRecord
+from pitboss.rules.cards import parse
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
+from pitboss.store.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
                              JournalFull)
-from pitboss.meters import Meters, MetersCorrupt, lines_from_result
-from pitboss.table import CONFIGURED, DEALING, SETTLED, Table
-from pitboss.tilt import CODES as TILT_CODES
-from pitboss.tilt import Tilt, check_operator
+from pitboss.store.meters import Meters, MetersCorrupt, lines_from_result
+from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
+from pitboss.store.tilt import CODES as TILT_CODES
+from pitboss.store.tilt import Tilt, check_operator
 
 RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget allows
 # ... and never deletes a segment holding one of the last RECALL_HELD settlements (issue
@@ -71,7 +71,7 @@ EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = const(4096)  # payload bytes per export reply (one raw-REPL answer)
 CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
 CLOCK_MAX = 4102444800  # 2100-01-01
-# A checkpoint (a snapshot record, pitboss.journal) once this many bytes were journalled
+# A checkpoint (a snapshot record, pitboss.store.journal) once this many bytes were journalled
 # after the last one, written between rounds: a boot replays at most that plus the round
 # in play. Measured on the emulated Pico (issue 11's 2 s boot): re-applying 18.8 KB of a
 # session's records took 1,442 ms of the boot, 346 ms with checkpoints every 4 KB; a
@@ -84,7 +84,7 @@ _VERIFY_RECORDS = const(4)
 _BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the table tilts
 _DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 
-# Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.shoe
+# Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.hw.shoe
 # event code, means a card may be missing or wrong: each tilts with its own code and
 # marks the round in play lost. Notices (garbage between frames, a retransmission, a
 # torn frame: malformed 2 and bad_crc 3, which the acknowledged shoe sends again) do
@@ -187,9 +187,9 @@ class Controller:
         # (a rotation writes the new one before the oldest goes) beside the firmware:
         # 704 KB of the Pico's 1,408 KB, with ~140 KB of firmware.
         if region is not None:
-            # A flash region from the board (pitboss.region): the journal programs pages
+            # A flash region from the board (pitboss.store.region): the journal programs pages
             # in place of littlefs appends (issue 27); the whole region is its budget.
-            from pitboss.ringjournal import RegionJournal
+            from pitboss.store.ringjournal import RegionJournal
 
             self.journal = RegionJournal(region, root + "/journal", snapshot=self._snapshot,
                                          fs=fs, segment_sectors=segment_sectors,
@@ -200,7 +200,7 @@ class Controller:
                                    max_payload=max_payload, commit=True, retain=True)
         self.meters = Meters(root + "/state/meters", fs)
         self.tilt = Tilt(root + "/state/tilt", fs, clock)
-        self.clock = self.tilt.clock  # pitboss.clock.Clock on a board; set by `clock UNIX`
+        self.clock = self.tilt.clock  # pitboss.hw.clock.Clock on a board; set by `clock UNIX`
         self.auth = Auth(root + "/auth", fs)
         self.table = None
         self._events = []  # the round in play, for the next snapshot
@@ -600,7 +600,7 @@ class Controller:
     def _append(self, ev):
         if ev["ev"] == "card" and "t" not in ev and len(ev) <= 3:
             # A dealt card: its record formatted into a buffer allocated once, the bytes
-            # the dict below would have given (pitboss.cardrec; issue 27).
+            # the dict below would have given (pitboss.store.cardrec; issue 27).
             t = self.clock()
             if type(t) is int and t >= 0:
                 return self._journal(self._card_rec.encode(ev["c"], ev.get("s"), t), True)
@@ -724,7 +724,7 @@ class Controller:
 
     # ---- the shoe ----------------------------------------------------------------------
     def shoe_alarm(self, code, seq, info):
-        """Callback for pitboss.shoe: every alarm that can mean a lost or wrong card is a
+        """Callback for pitboss.hw.shoe: every alarm that can mean a lost or wrong card is a
         misdeal. Never raises."""
         t = _SHOE_TILTS.get(code)
         if t is None:
@@ -738,7 +738,7 @@ class Controller:
             tb = self.table
             if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
                 return
-        from pitboss.shoe import NAMES, describe
+        from pitboss.hw.shoe import NAMES, describe
         if code in _CARD_INFO:  # the card itself may be face down: say where, not what
             detail = NAMES[code] + (": seq %d" % seq if seq >= 0 else "")
         else:

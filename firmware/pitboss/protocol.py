@@ -6,8 +6,8 @@
 # never bad input: it is answered "internal_error" (the table controller also tilts).
 import json
 
-from pitboss import profiles
-from pitboss.cards import names, parse_hand
+from pitboss.rules import profiles
+from pitboss.rules.cards import names, parse_hand
 from pitboss.errors import Refused
 
 VERSION = "0.1.0"
@@ -16,7 +16,7 @@ VERSION = "0.1.0"
 def rank_reply(gid, cards, best=False):
     """The reply to `rank`/`best`; the host's `pitboss rank` prints the same fields."""
     # Imported here: a board boots without the evaluator until a game or `rank` needs it.
-    from pitboss import evaluator
+    from pitboss.rules import evaluator
 
     p = profiles.get(gid)
     ids = parse_hand(cards)

@@ -1,7 +1,8 @@
 # Imported by /main.py at boot: the table controller's main loop, which never returns.
 # Both modes run it (host tools speak protocol lines to it in both); service mode
 # (pitboss.service) leaves Ctrl-C on, so a host can break into the REPL to flash or verify.
-from pitboss import board, service
+from pitboss.hw import board
+from pitboss import service
 
 if service.requested(board.get()):
     import micropython

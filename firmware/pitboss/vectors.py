@@ -15,10 +15,10 @@
 #          houseway WAY R1 R2   Pai Gow: house way WAY (games/houseways.py) puts ranks
 #                               R1 R2 in front (A K ... 2; the joker counts as A)
 # '#' starts a comment line; blank lines are skipped.
-from pitboss import evaluator
-from pitboss.cards import parse_hand
+from pitboss.rules import evaluator
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
-from pitboss.profiles import get
+from pitboss.rules.profiles import get
 
 
 def parse(line):
@@ -82,7 +82,7 @@ def check(case):
 def _houseway(p, text, arg):
     """The house way named first in `arg` sets the seven cards: are the ranks in front
     the ones `arg` lists? (Imported here only: a vector file of house ways is Pai Gow.)"""
-    from pitboss.cards import JOKER, RANKS
+    from pitboss.rules.cards import JOKER, RANKS
     from pitboss.games import houseways, paigow
 
     words = arg.split()
@@ -121,7 +121,7 @@ def run(lines, report=print):
 def run_files(paths, report=print):
     """Each file (one game's vectors) in turn; the five-card tables it loaded are dropped
     before the next (issue 11: a Pico's heap holds one game's table at a time)."""
-    from pitboss import profiles
+    from pitboss.rules import profiles
 
     total = {}
     for path in paths:

@@ -44,7 +44,7 @@ def _round(db, board, seq, ev, at, now, void):
     wagered = paid = 0
     if void is None:
         # Each line is (wager type, wagered, paid back): the meters' own lines
-        # (pitboss.meters.lines_from_result), so the floor's drop is the board's.
+        # (pitboss.store.meters.lines_from_result), so the floor's drop is the board's.
         for line in ev.get("lines") or ():
             wagered += int(line[1])
             paid += int(line[2])

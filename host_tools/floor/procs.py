@@ -105,7 +105,7 @@ def collector(config, log, seconds=None):
 
 def board_ack(root):
     """The last seq the board acknowledged, from its commit record on flash."""
-    from pitboss.slots import Slots
+    from pitboss.store.slots import Slots
     data = Slots(os.path.join(str(root), "journal", "commit"), max_size=256).load()
     return json.loads(data)["ack"] if data else 0
 
@@ -113,7 +113,7 @@ def board_ack(root):
 def journal_rounds(root):
     """{seq: (kind of end, round)} of every settle and void the board's journal holds,
     and its last seq, read from its flash (the process must be stopped)."""
-    from pitboss.journal import Journal
+    from pitboss.store.journal import Journal
     j = Journal(os.path.join(str(root), "journal"), snapshot=lambda s: "snap", commit=True,
                 retain=True, segment_size=65536, keep=10, max_payload=6144)
     j.open()

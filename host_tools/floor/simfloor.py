@@ -75,7 +75,7 @@ class Out:
 class SimTable:
     def __init__(self, floor, ident, index, game):
         from pitboss import app as appmod
-        from pitboss.osfs import OsFS
+        from pitboss.store.osfs import OsFS
 
         self.floor = floor
         self.id = ident
@@ -89,7 +89,7 @@ class SimTable:
         self.ctl.stream = True  # as pitboss.app.main sets it: rows written as read
         keys = floor.keys
         if fresh or not keys.key_path(ident).exists():
-            from pitboss import auth
+            from pitboss.store import auth
             key = keys.provision(ident, force=True)
             auth.provision(key, self.root + "/auth")
             self.ctl.auth.load()

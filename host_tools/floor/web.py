@@ -246,7 +246,7 @@ def _event_html(ev):
     """A round's journal record, as the pit reads it: the card by name, a seat's wagers."""
     kind = ev.get("ev")
     if kind == "card" and isinstance(ev.get("c"), int):
-        from pitboss.cards import name
+        from pitboss.rules.cards import name
         return card(name(ev["c"]))
     if kind == "wager":
         return "seat %s: %s" % (ev.get("seat"), html.escape(", ".join(

@@ -245,7 +245,7 @@ if (readyFile) fs.writeFileSync(readyFile, mainLoop ? "loop\n" : "repl\n");
 //   {"cmd": "uart_tx", "id": 1}              what the firmware sent on it (and clears it)
 // Not through the REPL: the host's protocol lines and the shoe's bytes are two lines, as on
 // a board. While mpremote holds the REPL the bytes wait in the UART's buffer.
-const UART_PY = "__import__('pitboss.board').board.get().shoe_uart()";
+const UART_PY = "__import__('pitboss.hw.board').hw.board.get().shoe_uart()";
 function control(req) {
   if (req.cmd === "uart") {
     mp.runPython(`${UART_PY}.feed(__import__('binascii').unhexlify('${String(req.hex || "").replace(/[^0-9a-fA-F]/g, "")}'))`);

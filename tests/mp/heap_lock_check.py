@@ -3,8 +3,8 @@
 import gc
 import micropython
 
-from pitboss import evaluator, profiles
-from pitboss.cards import parse_hand
+from pitboss.rules import evaluator, profiles
+from pitboss.rules.cards import parse_hand
 
 HANDS = {
     "nj-5card": ("As Ks Qs Js Ts", "5s 4h 3d 2c Ah", "Kd Kc 7h 7s 2d", "9c 8d 4h 3s 2c",

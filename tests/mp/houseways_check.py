@@ -1,7 +1,7 @@
 # Run on the MicroPython VM by tests/test_houseways.py: the board's own check of house
 # ways (pitboss.games.houseways), and the engine setting a hand by each published way.
-from pitboss import profiles
-from pitboss.cards import parse_hand
+from pitboss.rules import profiles
+from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
 from pitboss.games import houseways, paigow
 

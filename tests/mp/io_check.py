@@ -16,9 +16,10 @@ except ImportError:  # CPython: the host's stand-in, installed as the host tools
     framebuf_shim.install()
 
 import fake_mfrc522 as F  # noqa: E402
-from pitboss import deckmap, display, shoe  # noqa: E402
-from pitboss.mfrc522 import MFRC522, RFIDError  # noqa: E402
-from pitboss.rng import XorShift32  # noqa: E402
+from pitboss.store import deckmap  # noqa: E402
+from pitboss.hw import display, shoe
+from pitboss.hw.mfrc522 import MFRC522, RFIDError  # noqa: E402
+from pitboss.sim.rng import XorShift32  # noqa: E402
 
 
 def sha(buf):

@@ -1,12 +1,12 @@
 # Runs on a MicroPython with a native emitter (the unix port from
-# requirements-bench-native.txt): pitboss.native5 is the score() in use, it agrees with
+# requirements-bench-native.txt): pitboss.rules.native5 is the score() in use, it agrees with
 # the bytecode path and the core on random hands of every five-card game, and 10,000
 # ranks (from lists and from a bytes frame) allocate nothing with the collector off.
 import gc
 import sys
 
 sys.path.insert(0, sys.argv[1])
-from pitboss import evaluator, profiles  # noqa: E402
+from pitboss.rules import evaluator, profiles  # noqa: E402
 
 assert evaluator._n5 is not None, "native5 not in use"
 assert evaluator.score is evaluator._n5.score
@@ -77,7 +77,7 @@ for _ in range(300):
 
 # evaluator.check's native pass (native5.valid) accepts exactly what the bytecode walk
 # accepts: bools, large ints, other types, out-of-range ids, duplicates, jokers.
-from pitboss.cards import CardError  # noqa: E402
+from pitboss.rules.cards import CardError  # noqa: E402
 weird = [True, False, 2 ** 40, 2 ** 40 + 5, -1, 53, 255, "x", None, 1.0, -(2 ** 40),
          2 ** 31 + 3]
 for gid in ("nj-5card", "pr-pai-gow"):

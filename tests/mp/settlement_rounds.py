@@ -6,7 +6,7 @@
 import sys
 
 from pitboss import games
-from pitboss.sim import simulate_round
+from pitboss.sim.rounds import simulate_round
 
 
 def canon(o):

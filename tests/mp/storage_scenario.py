@@ -9,12 +9,12 @@ import struct
 import sys
 from binascii import hexlify
 
-from pitboss import auth as A
-from pitboss import journal as J
-from pitboss.journal import Journal, JournalCorrupt
-from pitboss.osfs import OsFS
-from pitboss.meters import Meters
-from pitboss.tilt import Tilt
+from pitboss.store import auth as A
+from pitboss.store import journal as J
+from pitboss.store.journal import Journal, JournalCorrupt
+from pitboss.store.osfs import OsFS
+from pitboss.store.meters import Meters
+from pitboss.store.tilt import Tilt
 
 ROOT = sys.argv[1]
 LINE_OK = sys.argv[2]

@@ -1,12 +1,12 @@
 # The table games: one module per family behind one interface, and the registry that
-# maps a game id to its module. pitboss.table drives a round through this interface
+# maps a game id to its module. pitboss.games.table drives a round through this interface
 # without knowing which game it runs; only the configured game's module is imported
 # (lazily, by module()), so a board never loads the families it does not play, and
 # release() drops the others' modules and tables when the configured game changes.
 #
 # A game module defines (docs/games.md describes each game's rules):
 #   WAGERS       the wager kinds a seat may place; MAIN, the one every seat must place
-#   PAYTABLES    the paytable kinds it pays from (pitboss.paytables)
+#   PAYTABLES    the paytable kinds it pays from (pitboss.rules.paytables)
 #   HOUSE        the house-rule names; house(p, given) -> the rules with defaults filled
 #                in, each validated (given holds only names from HOUSE)
 #   MAX_SEATS    seats 1..MAX_SEATS
@@ -22,11 +22,11 @@
 #   settle_round(t) -> {"seats": [...], ...}: every wager of the round. Each seat's dict
 #                starts with t.seat_head(seat) (seat, wagers, cards) and has "amount", the
 #                seat's net in the table's smallest unit; the game adds its own fields
-#                (banker, dealer, pot ...). pitboss.table adds game, round and house_net.
+#                (banker, dealer, pot ...). pitboss.games.table adds game, round and house_net.
 #   sim_wagers(rng), sim_decision(t, seat) -> (verb, ev) or None: the simulated
-#                player (host tools and tests only; pitboss.sim)
+#                player (host tools and tests only; pitboss.sim.rounds)
 # Every function raises pitboss.errors.Refused for input it refuses, changing nothing;
-# `t` is the pitboss.table.Table, read through its public accessors.
+# `t` is the pitboss.games.table.Table, read through its public accessors.
 from pitboss.errors import Refused
 
 # game id -> family module, the one place this is written.
@@ -67,7 +67,7 @@ _HELPERS = (("dealer", ("caribbean", "threecard")),)
 
 def release(game):
     """Drop every game module the configured `game` does not use, and the five-card
-    tables of every profile but its own (pitboss.profiles.release), then collect.
+    tables of every profile but its own (pitboss.rules.profiles.release), then collect.
 
     Issue 11, measured on the emulated Pico (246 KB heap): each family's bytecode and
     table stay allocated once imported (Pai Gow 10.0 KB + a 5.0 KB table, Three Card
@@ -77,7 +77,7 @@ def release(game):
     and table come back on first use)."""
     import sys
 
-    from pitboss import profiles
+    from pitboss.rules import profiles
 
     fam = family(game)
     profiles.release((game,))

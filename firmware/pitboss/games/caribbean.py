@@ -8,13 +8,13 @@
 # (the raise is returned). Against a qualifying dealer the higher hand wins both wagers,
 # the Call at the posted paytable; equal hands push (art. 67.11 gives no tie-break
 # beyond rank, so identical ranks tie).
-from pitboss import evaluator
-from pitboss.cards import parse_hand
+from pitboss.rules import evaluator
+from pitboss.rules.cards import parse_hand
 from pitboss.compat import const
 from pitboss.games import dealer
 from pitboss.games.dealer import deal_order, decide  # noqa: F401 (the interface)
 from pitboss.games.dealer import pays
-from pitboss.profiles import get
+from pitboss.rules.profiles import get
 
 GAME = "qc-caribbean"
 WAGERS = ("ante",)  # "call" is added when calling

@@ -1,14 +1,14 @@
 # What the dealer games (Three Card Prime, Caribbean) share: every seat plays a hand
 # against the dealer's, dealt one card at a time around the table; after the deal each
 # seat plays or folds; each seat is settled against the dealer's hand.
-from pitboss import evaluator
-from pitboss.cards import name
+from pitboss.rules import evaluator
+from pitboss.rules.cards import name
 from pitboss.errors import Refused
 
 
 def pays(amount, odds):
     """Winnings (not counting the returned stake) of `amount` at odds (N, D) of a
-    paytable (pitboss.paytables), rounded down to the table's smallest unit. Here, not
+    paytable (pitboss.rules.paytables), rounded down to the table's smallest unit. Here, not
     in paytables: the games settle with it, and the paytable registry is dropped once
     a configuration is taken (table.py)."""
     return amount * odds[0] // odds[1]

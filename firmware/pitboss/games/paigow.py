@@ -15,11 +15,11 @@
 # returns is what results and tests cite. docs/games.md lists every reading we chose.
 from array import array
 
-from pitboss import evaluator
-from pitboss.cards import JOKER, RANKS, name, parse_hand
+from pitboss.rules import evaluator
+from pitboss.rules.cards import JOKER, RANKS, name, parse_hand
 from pitboss.compat import const, forget
 from pitboss.errors import Refused
-from pitboss.profiles import HIGH, PAIR, STRAIGHT, get
+from pitboss.rules.profiles import HIGH, PAIR, STRAIGHT, get
 
 _ACE = const(12)  # rank index (deuce = 0); the joker counts here (PR A)
 _KING = const(11)

@@ -7,7 +7,7 @@
 # units: they go one each to the tied seats in seat order, lowest seat number first
 # (seat 1 sits first to the dealer's left). Seats holding more cards than a hand (a
 # "best five of seven" table) play their best hand (evaluator.best).
-from pitboss import evaluator
+from pitboss.rules import evaluator
 from pitboss.compat import const
 from pitboss.errors import Refused
 

@@ -8,14 +8,14 @@
 # dealer's) and § 679a.7(d) (Ante then a Play Wager equal to it; Prime wins when all
 # three of the player's cards are of one colour; Pair Bonus on a pair or better), with
 # the settlement order of the Wizard of Odds' Three Card Prime rules 7-14 (quoted below).
-from pitboss import evaluator
-from pitboss.cards import parse_hand
+from pitboss.rules import evaluator
+from pitboss.rules.cards import parse_hand
 from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games import dealer
 from pitboss.games.dealer import deal_order, decide  # noqa: F401 (the interface)
 from pitboss.games.dealer import pays
-from pitboss.profiles import get
+from pitboss.rules.profiles import get
 
 GAME = "pa-three-card-prime"
 WAGERS = ("ante", "pair_bonus", "prime", "all_six")  # "play" is added when playing

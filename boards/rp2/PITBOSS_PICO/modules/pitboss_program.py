@@ -1,10 +1,10 @@
 # The program check of the pitboss image, frozen into it so that it runs before a byte
 # of the firmware in ROMFS does (main.py). The program is two regions of flash, both
 # memory-mapped: the MicroPython core the UF2 wrote (CODE) and the ROMFS `pitboss flash`
-# deployed. The flasher's manifest on littlefs (/manifest.sha256, pitboss.integrity)
+# deployed. The flasher's manifest on littlefs (/manifest.sha256, pitboss.store.integrity)
 # lists each as a line "<sha256>  @core/<bytes>" / "<sha256>  @romfs/<bytes>"; it is
 # written pending before the deploy and complete only after the board re-hashed both
-# (host_tools/romfs_deploy.py). check() hashes them at boot; pitboss.integrity then finds
+# (host_tools/romfs_deploy.py). check() hashes them at boot; pitboss.store.integrity then finds
 # the result in `verified` instead of hashing 0.5 MB twice (SHA-256 here: ~1.1 ms a KB of
 # chip time).
 import hashlib
@@ -75,7 +75,7 @@ def check():
     if lfs.startswith("damaged"):
         return lfs
     if _frozen():
-        return None  # the FROZEN variant: the firmware is in the core (pitboss.integrity)
+        return None  # the FROZEN variant: the firmware is in the core (pitboss.store.integrity)
     try:
         with open(MANIFEST) as f:
             text = f.read()

@@ -15,7 +15,7 @@
 #    (the journal, state, key, deck map, test vectors) are data nothing executes;
 #  - the manifest is sealed: /manifest.mac holds HMAC-SHA256(board key, "pitboss-manifest\n"
 #    + manifest), written on the board after a flash verified every file against the
-#    host's build and at provisioning (pitboss.auth.seal_manifest); the boot check
+#    host's build and at provisioning (pitboss.store.auth.seal_manifest); the boot check
 #    recomputes it, so a file changed together with its manifest line is caught by anyone
 #    who does not hold the key (docs/security.md says who does);
 #  - seeded() answers a verifier's fresh random seed with an HMAC of every file under that
@@ -106,7 +106,7 @@ def file_sha256(path):
 
 class Mac:
     """HMAC-SHA256 (RFC 2104) with a fixed key, on hashlib.sha256 (MicroPython has no
-    hmac module): the padded keys are computed once. pitboss.auth uses this one too."""
+    hmac module): the padded keys are computed once. pitboss.store.auth uses this one too."""
 
     def __init__(self, key):
         if not isinstance(key, (bytes, bytearray)):

@@ -21,12 +21,12 @@
 # them as JSON).
 #
 # Randomness (the Pai Gow dice) is injected: `rng(n)` returns an int in [0, n).
-# Simulated rounds (host tools and tests) are in pitboss.sim, which no board imports.
+# Simulated rounds (host tools and tests) are in pitboss.sim.rounds, which no board imports.
 from pitboss import games
-from pitboss.cards import JOKER, name, parse
+from pitboss.rules.cards import JOKER, name, parse
 from pitboss.compat import const, forget
 from pitboss.errors import Refused
-from pitboss.profiles import get
+from pitboss.rules.profiles import get
 
 CONFIGURED = "configured"
 WAGERS = "wagers"
@@ -71,7 +71,7 @@ def _config(config):
     # ways are (4.9 KB of a Pico's heap for good otherwise, measured; the survive
     # session went under its 64 KB floor). The games settle from the resolved tables;
     # Table.config() gives back the form kept here.
-    from pitboss import paytables
+    from pitboss.rules import paytables
 
     pt = config.get("paytables")
     try:
@@ -85,7 +85,7 @@ def _config(config):
             k, _, n = u.partition(" ")
             shown[k] = n
     finally:
-        forget("pitboss.paytables")
+        forget("pitboss.rules.paytables")
     return {"game": game, "module": g, "profile": p, "seats": seats,
             "house": g.house(p, given), "paytables": tables, "unverified": unverified,
             "paytables_shown": shown}

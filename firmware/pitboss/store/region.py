@@ -1,4 +1,4 @@
-# Flash regions for the journal (pitboss.ringjournal): a run of 4 KB sectors that can only
+# Flash regions for the journal (pitboss.store.ringjournal): a run of 4 KB sectors that can only
 # be erased a sector at a time and programmed a 256-byte page at a time, as NOR flash is.
 # Two drivers, one interface, so one journal format serves every board:
 #   FlashRegion  a raw region of the chip's flash outside the filesystem: an
@@ -19,7 +19,7 @@
 #   blank(sector)                       True if every byte of the sector reads 0xFF
 #   erases, programs                    counts since start (the bench's wear figures)
 from pitboss.compat import const, missing
-from pitboss.osfs import OsFS, makedirs, readfull
+from pitboss.store.osfs import OsFS, makedirs, readfull
 
 SECTOR = const(4096)
 PAGE = const(256)

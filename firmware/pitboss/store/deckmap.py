@@ -17,7 +17,7 @@
 import os
 from binascii import crc32, unhexlify
 
-from pitboss.cards import JOKER, RANKS, name, parse
+from pitboss.rules.cards import JOKER, RANKS, name, parse
 from pitboss.compat import const
 from pitboss.errors import Refused
 

@@ -1,7 +1,7 @@
 # Lifetime meters per game: rounds, amount wagered, amount paid, and the same per wager
 # type (ante, play, pair_plus...), as ints in the table's smallest unit.
 #
-# Kept beside the journal in an A/B double-buffered record (pitboss.slots.Slots), not
+# Kept beside the journal in an A/B double-buffered record (pitboss.store.slots.Slots), not
 # derived from the journal, because:
 #   - the journal is bounded and rotates: lifetime meters cannot be recomputed from the
 #     last few segments, and must survive a journal that is quarantined after corruption;
@@ -19,9 +19,9 @@
 #   boot: journal.open(); meters.load(); meters.recover(journal)
 import json
 
-from pitboss.journal import KIND_RECORD
-from pitboss.osfs import write_file
-from pitboss.slots import SlotCorrupt, Slots
+from pitboss.store.journal import KIND_RECORD
+from pitboss.store.osfs import write_file
+from pitboss.store.slots import SlotCorrupt, Slots
 from pitboss.compat import const
 
 _VERSION = const(1)
@@ -74,7 +74,7 @@ def parse_settlement(payload):
 
 
 def lines_from_result(result):
-    """Settlement lines from pitboss.table's settle() result: one (wager_type, wagered,
+    """Settlement lines from pitboss.games.table's settle() result: one (wager_type, wagered,
     paid) per wager of every seat, paid = wager + net amount (what goes back to the
     player: 0 for a loss, the wager for a push). Seats with per-wager "results" (Three
     Card Prime, Caribbean) give one line per wager; the others (Pai Gow, showdown) hold a

@@ -87,7 +87,7 @@ class Profile:
         # highest first, as users read a paytable
         self.categories = tuple(names.get(k, KIND_NAMES[k]) for k in reversed(ladder))
         self._names = tuple(names.get(k, KIND_NAMES[k]) for k in ladder)
-        # The five-card fast path's table (pitboss.evaluator): None until the game's
+        # The five-card fast path's table (pitboss.rules.evaluator): None until the game's
         # first hand loads it from its generated module (t5: pitboss/<t5>.py, named by
         # the table's content, shared by games whose rules give the same table;
         # host_tools/gentables.py checks the name), an empty array if it has none.

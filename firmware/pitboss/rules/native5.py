@@ -1,7 +1,7 @@
 # pyright: reportUndefinedVariable=false, reportOptionalCall=false
 # (ptr8/ptr32 are viper's compiler built-ins; _slow is set by init() before any call)
 #
-# The five-card fast path of pitboss.evaluator.score() in native code, for ports with a
+# The five-card fast path of pitboss.rules.evaluator.score() in native code, for ports with a
 # native emitter (the Pico's armv6m, the ESP32's xtensawin). Same tables, same
 # arithmetic (the table layout is described in evaluator.py); every hand it does not
 # take (not five cards, the joker, the game's table not yet loaded) goes back to the

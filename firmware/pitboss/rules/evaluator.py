@@ -1,4 +1,4 @@
-# The one hand evaluator: every game is a Profile (pitboss.profiles), never a code path.
+# The one hand evaluator: every game is a Profile (pitboss.rules.profiles), never a code path.
 #
 # A hand of any size is reduced to rank bitmasks (bit r = rank r, deuce = bit 0):
 #   m1 ranks held at least once, m2 at least twice, m3 thrice, m4 four times,
@@ -19,8 +19,8 @@ import sys
 from array import array
 
 from pitboss.compat import const
-from pitboss.cards import CardError, JOKER, RANKS, SUITS, name
-from pitboss.profiles import (
+from pitboss.rules.cards import CardError, JOKER, RANKS, SUITS, name
+from pitboss.rules.profiles import (
     HIGH, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL, FIVE_ACES,
     SIX_ROYAL, NO_QUALIFY, get,  # noqa: F401  (get: re-exported for callers)
 )
@@ -177,7 +177,7 @@ def _eval(p, c, n):
 # Five-card fast path (five cards ranked as a five-card hand, no joker). It is not a
 # second copy of the rules: its tables are _eval()'s own output, one hand per class,
 # computed at build time by host_tools/gentables.py and shipped as one `bytes` constant
-# per distinct table in pitboss/t5_<hash>.py, named by the profile (p.t5; games whose
+# per distinct table in pitboss/rules/tables/t5_<hash>.py, named by the profile (p.t5; games whose
 # rules give the same table share it; tests/test_tables.py rebuilds them from _eval and
 # compares). A board loads only the tables of the games it ranks, on first use: one
 # memcpy into an array, no ranking at boot.
@@ -196,7 +196,7 @@ def _eval(p, c, n):
 #   _FB                the flush base: a flush scores m | base, unless an exception
 #   _QX, then qx masks, then qx scores       distinct-rank exceptions (by m % qx)
 #   qf (after those), qf masks, qf scores    flush exceptions (by m % qf)
-# pitboss/native5.py reads the same array from native code where the port has an
+# pitboss/rules/native5.py reads the same array from native code where the port has an
 # emitter; tests/test_fastpath.py checks every class of every profile against _eval().
 _HC = const(54)  # class hash: (d + _HC * e) % _HP
 _HP = const(1057)
@@ -204,7 +204,7 @@ _T = const(53)
 _FB = const(1110)  # _T + _HP
 _QX = const(1111)
 _NONE = array("I")  # p.fast for a profile without a fast path (falsy)
-# Two-card table (Pai Gow's low hand, PR B.10; pitboss/t2_<hash>.py, Profile.t2): the
+# Two-card table (Pai Gow's low hand, PR B.10; pitboss/rules/tables/t2_<hash>.py, Profile.t2): the
 # score of two cards is T2[(a >> 2) * 14 + (b >> 2)] (the joker, id 52, is rank 13),
 # each entry _eval()'s own score of two cards of those ranks (gentables.two_table).
 _T2N = const(196)
@@ -216,22 +216,22 @@ def _load(p):
     t = _NONE
     mod = p.t5 or p.t2
     if mod:
-        from pitboss.profiles import _PROFILES
+        from pitboss.rules.profiles import _PROFILES
         for q in _PROFILES:  # a game sharing this table loaded it already: share it
             if (q.t5 == mod or q.t2 == mod) and q.fast:
                 p.fast = q.fast
                 return q.fast
+        full = "pitboss.rules.tables." + mod
         try:
-            m = __import__("pitboss." + mod)
-            raw = getattr(m, mod).T
+            raw = __import__(full, None, None, ("T",)).T
         except ImportError:  # not generated for this profile: _eval() ranks every hand
             raw = None
         if raw is not None:
             t = _array_from(raw)
-        sys.modules.pop("pitboss." + mod, None)
-        import pitboss
-        if hasattr(pitboss, mod):
-            delattr(pitboss, mod)
+        sys.modules.pop(full, None)
+        from pitboss.rules import tables
+        if hasattr(tables, mod):
+            delattr(tables, mod)
     p.fast = t
     return t
 
@@ -296,7 +296,7 @@ def _native():
     if sys.implementation.name != "micropython":
         return None
     try:
-        from pitboss import native5
+        from pitboss.rules import native5
     except (ImportError, SyntaxError):  # not flashed / no native emitter on this port
         return None
     native5.init(_slow)

@@ -45,16 +45,16 @@
 # passes, so a full journal opens as fast as an empty one (a full open reads ~14 ms a KB
 # on a Pico: seconds for 10 x 64 KB).
 #
-# The filesystem helpers it writes through are pitboss.osfs (OsFS is injectable so tests
-# can cut power at any byte); the A/B records for small state are pitboss.slots.
+# The filesystem helpers it writes through are pitboss.store.osfs (OsFS is injectable so tests
+# can cut power at any byte); the A/B records for small state are pitboss.store.slots.
 import json
 import struct
 from array import array
 from binascii import crc32
 
 from pitboss.compat import const
-from pitboss.osfs import OsFS, as_bytes, makedirs, readfull
-from pitboss.slots import SlotCorrupt, Slots
+from pitboss.store.osfs import OsFS, as_bytes, makedirs, readfull
+from pitboss.store.slots import SlotCorrupt, Slots
 
 # ---- record framing -------------------------------------------------------------------
 # header: magic u8, kind u8, seq u32, len u16, hchk u16 (low 16 bits of CRC-32 of the
@@ -163,7 +163,7 @@ class Journal:
     so far; called when a new segment starts (the first append, and every rotation) and
     written as record `seq` of kind KIND_SNAPSHOT.
 
-    commit=True keeps an A/B record `<path>/commit` (pitboss.slots) saved after every
+    commit=True keeps an A/B record `<path>/commit` (pitboss.store.slots) saved after every
     append: the last seq written, the seq acknowledged by an export (acknowledge()) and
     `meta`, a few small ints of the owner's (the controller's highest round number). At
     open() a journal that ends before the committed seq was cut (a segment truncated at a
@@ -809,7 +809,7 @@ class Journal:
 
     def prepare(self, erases=1):
         """Erase ahead of need: nothing to do on segment files (the filesystem erases);
-        pitboss.ringjournal's journal on a flash region does. True: ready."""
+        pitboss.store.ringjournal's journal on a flash region does. True: ready."""
         return True
 
     def reserve(self, nbytes=None):

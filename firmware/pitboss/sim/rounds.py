@@ -2,9 +2,9 @@
 # tests only (the VM tests run it on MicroPython too): nothing a board imports at boot
 # imports this module.
 from pitboss import games
-from pitboss.profiles import get
-from pitboss.rng import XorShift32
-from pitboss.table import DEALING, READY, Table
+from pitboss.rules.profiles import get
+from pitboss.sim.rng import XorShift32
+from pitboss.games.table import DEALING, READY, Table
 
 
 def shuffled(n, rng):

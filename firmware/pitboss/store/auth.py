@@ -4,21 +4,21 @@
 #   mac_hex = HMAC-SHA256(board_key, "<counter> <command>") as 64 hex digits, where
 #   <command> is the rest of the line after the MAC with its outer whitespace removed.
 # The counter must be above the last one this board accepted, so a recorded command
-# cannot be played again; it is saved (A/B record, pitboss.slots.Slots) *before* the
+# cannot be played again; it is saved (A/B record, pitboss.store.slots.Slots) *before* the
 # command is reported as accepted, so a power cut can lose an acceptance (the command was
 # never carried out; the host signs it again with a new counter) but never allow a replay.
 #
 # MicroPython has no hmac module, so HMAC (RFC 2104) is built on hashlib.sha256 (in
-# pitboss.integrity); tests/test_auth.py checks it against CPython's hmac and RFC 4231. The per-board key is
+# pitboss.store.integrity); tests/test_auth.py checks it against CPython's hmac and RFC 4231. The per-board key is
 # written at provisioning (provision() over the REPL, host_tools/auth.py) to flash and is
 # only ever held in RAM as the two padded HMAC keys: nothing here returns or prints it.
 import hashlib
 from binascii import hexlify, unhexlify
 
-from pitboss import integrity
+from pitboss.store import integrity
 from pitboss.compat import const
-from pitboss.osfs import makedirs
-from pitboss.slots import SlotCorrupt, Slots
+from pitboss.store.osfs import makedirs
+from pitboss.store.slots import SlotCorrupt, Slots
 
 _MAC_HEX = const(64)  # hex digits of a SHA-256 MAC
 _COUNTER_DIGITS = const(15)  # < 2**53: also exact in a host's JSON/JavaScript
@@ -32,7 +32,7 @@ REASONS = ("ok", "bad_format", "no_key", "key_corrupt", "counter_corrupt", "bad_
            "replay", "store_error")
 
 
-# One HMAC-SHA256 for the firmware: pitboss.integrity's (that module must stand alone,
+# One HMAC-SHA256 for the firmware: pitboss.store.integrity's (that module must stand alone,
 # the host sends its source to boards that have no pitboss package yet).
 Mac = integrity.Mac
 
@@ -105,7 +105,7 @@ def _manifest_of(path):
 
 
 def seal_manifest(path="/auth"):
-    """Seal the manifest under the key in `path` (pitboss.integrity: /manifest.mac). Run on
+    """Seal the manifest under the key in `path` (pitboss.store.integrity: /manifest.mac). Run on
     the board after a flash re-hashed every file against the host's build, and at every
     provisioning. No key or no manifest: any old seal is removed (it cannot be right).
     Returns the seal's hex, or None."""

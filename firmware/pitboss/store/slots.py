@@ -4,7 +4,7 @@ import struct
 from binascii import crc32
 
 from pitboss.compat import const
-from pitboss.osfs import OsFS, as_bytes, makedirs, write_file
+from pitboss.store.osfs import OsFS, as_bytes, makedirs, write_file
 
 
 class SlotCorrupt(Exception):

@@ -1,4 +1,4 @@
-# The journal on a flash region (pitboss.region): the same records as pitboss.journal
+# The journal on a flash region (pitboss.store.region): the same records as pitboss.store.journal
 # (docs/journal.md: magic, kind, seq, length, header check, payload, CRC-32), the same
 # segments each starting with a snapshot, the same reading, recall, export and
 # acknowledgement, but no filesystem on a record's path: a record is programmed into
@@ -42,17 +42,17 @@
 # Erasing happens ahead of need, in prepare() (the controller's idle passes, one sector a
 # call): the position after the newest segment is retired if the journal may let it go,
 # and its sectors erased and checked blank, so a rotation on a card's path only programs.
-# A/B slots, keys and configuration stay on the filesystem; the commit record (pitboss.slots)
+# A/B slots, keys and configuration stay on the filesystem; the commit record (pitboss.store.slots)
 # is saved only when the acknowledged seq or the owner's meta changes, not per record.
 import json
 import struct
 from binascii import crc32
 
 from pitboss.compat import const
-from pitboss.journal import (KIND_RECORD, KIND_SNAPSHOT, Journal, JournalCorrupt,
+from pitboss.store.journal import (KIND_RECORD, KIND_SNAPSHOT, Journal, JournalCorrupt,
                              JournalError, JournalFull, _corrupt, _Seg)
 
-# pitboss.journal's framing (docs/journal.md); a const() named with an underscore cannot
+# pitboss.store.journal's framing (docs/journal.md); a const() named with an underscore cannot
 # be imported on MicroPython, so they are repeated here.
 _MAGIC = const(0xA5)
 _HDR = const(10)
@@ -96,9 +96,9 @@ class _Cursor:
 
 
 class RegionJournal(Journal):
-    """The journal (pitboss.journal.Journal's interface and records) on a flash region.
+    """The journal (pitboss.store.journal.Journal's interface and records) on a flash region.
 
-    region: a pitboss.region driver. path, fs: where the commit record (acknowledged
+    region: a pitboss.store.region driver. path, fs: where the commit record (acknowledged
     seq, the owner's meta) is kept, as an A/B record on the filesystem. segment_sectors:
     sectors per segment (the region holds region.sectors // segment_sectors of them, at
     least 3). The other arguments as Journal's; `keep` is every segment of the region."""

@@ -1,5 +1,5 @@
 # Tilts: conditions that halt play until an operator clears them. The state is kept on
-# flash (an A/B record, pitboss.slots.Slots), so a tilt survives any number of power
+# flash (an A/B record, pitboss.store.slots.Slots), so a tilt survives any number of power
 # cycles; every raise and clear goes into a bounded log with its time.
 #
 # Fail-safe in both directions: raise_tilt() takes effect in RAM before the save (if the
@@ -10,7 +10,7 @@
 import json
 import time
 
-from pitboss.slots import SlotCorrupt, Slots
+from pitboss.store.slots import SlotCorrupt, Slots
 from pitboss.compat import const
 
 # The codes (docs/journal.md explains each and who raises it).
@@ -19,7 +19,7 @@ CODES = (
     "duplicate_card",  # the same card twice in one round
     "wrong_card_count",  # a hand with the wrong number of cards
     "unknown_rfid_tag",  # an RFID tag that is not in the deck map
-    "firmware_mismatch",  # pitboss.integrity.check() found files unlike the manifest
+    "firmware_mismatch",  # pitboss.store.integrity.check() found files unlike the manifest
     "bad_mac",  # authenticated commands keep failing (the controller's threshold)
     "meters_corrupt",  # meters unreadable, or disagreeing with the journal
     "tilt_store_corrupt",  # this module's own record was unreadable

@@ -12,14 +12,14 @@
 # ASCII on purpose: '!' never occurs inside a frame, so after line noise the decoder is
 # back in step at the next '!' without scanning inside bad frames, and a frame can be
 # typed at a terminal or pasted into a bench log. RFIDShoe gives the same interface for a
-# reader plus a deck map (pitboss.deckmap), and the simulated shoe is a SerialShoe on a
+# reader plus a deck map (pitboss.store.deckmap), and the simulated shoe is a SerialShoe on a
 # ByteSource, so simulated cards go through the same parser as real ones.
 #
 # Bad frames are reported through `alarm` with a code, never an exception: the main loop
 # must outlive line noise, a flaky shoe and a fumbled card.
 import time
 
-from pitboss.cards import JOKER, name
+from pitboss.rules.cards import JOKER, name
 from pitboss.compat import const
 
 
@@ -522,8 +522,8 @@ def simulated(data=b"", alarm=None):
 
 
 class RFIDShoe(_Shoe):
-    """Cards identified by RFID tag: reader.read_uid() -> bytes or None (pitboss.mfrc522)
-    and deckmap.lookup(uid) -> (card, deck) (pitboss.deckmap).
+    """Cards identified by RFID tag: reader.read_uid() -> bytes or None (pitboss.hw.mfrc522)
+    and deckmap.lookup(uid) -> (card, deck) (pitboss.store.deckmap).
 
     seq is this shoe's own count of cards dealt (16 bits, wrapping), so the table sees
     the same (card, seq) as from a serial shoe. The first card after reset() decides the
@@ -567,7 +567,7 @@ class RFIDShoe(_Shoe):
         except ValueError as e:
             # Only DeckError('unknown_uid') is an unknown tag; anything else is a bug and
             # must not be filed as a card problem. (Checked by code, so that a serial-shoe
-            # table need not load pitboss.deckmap.)
+            # table need not load pitboss.store.deckmap.)
             if getattr(e, "code", None) != "unknown_uid":
                 raise
             self._report(EV_UNKNOWN_TAG, -1, str(e))

@@ -1,6 +1,6 @@
 # What the table shows on its 128x64 display: a few fixed screens of 8 text rows of 16
 # characters (framebuf's 8x8 font), drawn on any framebuf.FrameBuffer:
-#   - the SSD1306 itself on a board (pitboss.ssd1306, whose show() sends the frame),
+#   - the SSD1306 itself on a board (pitboss.hw.ssd1306, whose show() sends the frame),
 #   - a plain MONO_VLSB buffer on the virtual board and on CPython (framebuffer() below),
 #     which host_tools/screenshot.py turns into a PNG.
 # Screens are pure functions of their arguments: redrawing the same state gives the same
@@ -18,7 +18,7 @@ _CHAR = const(8)  # font cell, pixels
 _PAY = const(("R%d ", "POT", "PAI GOW", " QUAL", " NQ", "D ", "%+d", "WIN", "PUSH",
               "LOSE", "FOUL", "B %-8s %s", "%d%6s %s"))
 
-# Hand categories (pitboss.profiles names) in at most 8 characters, so a result row
+# Hand categories (pitboss.rules.profiles names) in at most 8 characters, so a result row
 # "S  CATEGORY OUTC" fits 16 columns. Unknown names are shortened mechanically.
 SHORT = {
     "high_card": "HIGH", "one_pair": "PAIR", "two_pair": "2 PAIR",
