@@ -39,7 +39,7 @@ SHOE_RX = const(16)
 # slow evaluator pass never drops a card.
 SHOE_BAUD = const(9600)
 SHOE_RXBUF = const(256)
-# machine.UART can sit in select.poll beside the input (pitboss.app.serve). ESP32 is
+# machine.UART can sit in select.poll beside the input (pitboss.loop.serve). ESP32 is
 # unproven here (no emulator): the port's UART implements the stream poll as rp2's does.
 SHOE_POLLABLE = True
 
@@ -160,7 +160,7 @@ def unique_id():
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.
-    Created by pitboss.app.main() only after the boot (which may take longer)."""
+    Created by pitboss.loop.main() only after the boot (which may take longer)."""
     from machine import WDT
 
     return WDT(timeout=timeout_ms)

@@ -36,7 +36,7 @@ SHOE_RX = const(5)
 SHOE_BAUD = const(9600)
 SHOE_RXBUF = const(256)
 # machine.UART can sit in select.poll beside the USB input: the main loop wakes on a
-# shoe's byte instead of after its poll timeout (pitboss.app.serve, issue 27).
+# shoe's byte instead of after its poll timeout (pitboss.loop.serve, issue 27).
 SHOE_POLLABLE = True
 
 RFID_SPI_ID = const(0)
@@ -257,14 +257,14 @@ def unique_id():
 def watchdog(timeout_ms):
     """The hardware watchdog (machine.WDT), started now: from here the main loop must
     feed() it within timeout_ms or the chip resets and boots into the journal's recovery.
-    Created by pitboss.app.main() only after the boot (which may take longer)."""
+    Created by pitboss.loop.main() only after the boot (which may take longer)."""
     from machine import WDT
 
     return WDT(timeout=timeout_ms)
 
 
 def watchdog_stop():
-    """Pause the watchdog (service mode, before the REPL: pitboss.app.main). MicroPython's
+    """Pause the watchdog (service mode, before the REPL: pitboss.loop.main). MicroPython's
     WDT has no deinit on rp2; clearing WATCHDOG CTRL.ENABLE (RP2040 datasheet 4.7.6,
     through the register block's atomic-clear alias at +0x3000) pauses its countdown, and
     the next WDT() enables it again."""

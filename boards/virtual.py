@@ -335,7 +335,7 @@ def buttons():
 # (host tests: no REPL to protect) a test sets SERVICE here.
 SERVICE = False
 # The bridge runs the main loop one input burst at a time (no blocking stdin in the VM):
-# pitboss.app.main() hands it the loop body instead of looping (see bridge.mjs).
+# pitboss.loop.main() hands it the loop body instead of looping (see bridge.mjs).
 EVENT_DRIVEN = True
 
 

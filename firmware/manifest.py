@@ -9,8 +9,13 @@
 options.defaults(main=True)  # an image that freezes its own main.py includes this with main=False
 if options.main:
     module("main.py")  # kept as source on a flashed board: MicroPython runs main.py by name
-package("pitboss", files=("__init__.py", "compat.py", "errors.py", "service.py", "run.py",
-                          "app.py", "controller.py", "protocol.py", "vectors.py"))
+package("pitboss", files=(
+    "__init__.py", "compat.py", "errors.py",        # the base every layer uses
+    "service.py", "run.py", "app.py", "loop.py",    # boot, wiring, the main loop
+    "controller.py", "recovery.py", "recording.py",  # the round as an event log ...
+    "halting.py", "misdeal.py",                     # ... its tilts and the shoe's cards
+    "protocol.py", "vectors.py", "hostapi.py"))     # replies, vectors, the raw-REPL API
+package("pitboss/verbs")  # the one verb table and its handlers, by job
 package("pitboss/rules")  # cards, evaluator, profiles, paytables, rules/tables (generated)
 package("pitboss/games")  # the game families and the round engine (table.py)
 package("pitboss/store")  # flash: A/B slots, journal, meters, tilt, keys, deck map, integrity

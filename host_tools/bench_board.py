@@ -370,7 +370,7 @@ def bench_treys():
 def bench_paigow(rng):
     try:
         from pitboss.rules import evaluator, profiles
-        from pitboss.games import paigow
+        from pitboss.games import paigow, paigow_way
     except ImportError as e:
         OUT["paigow_ms"] = None
         OUT["paigow_note"] = "n/a: pitboss.paigow not importable (%s)" % e
@@ -388,14 +388,14 @@ def bench_paigow(rng):
             seats.append(h)
         players = []
         for h in seats[1:]:  # players set their own hands (here: the house way too)
-            hi, lo, _ = paigow.house_way(P, h)
+            hi, lo, _ = paigow_way.house_way(P, h)
             players.append((100, hi, lo, None))  # None: foul-checked when settled
         rounds.append((seats[0], players))
 
     def one_round(banker, players):
         # What settle_round does with the numbers (not the record it builds from them):
         # the banker's house way, then every seat scored, foul-checked and settled.
-        hi, lo, _ = paigow.house_way(P, banker)
+        hi, lo, _ = paigow_way.house_way(P, banker)
         bhs = evaluator.score(P, hi)
         bls = evaluator.score(LOW, lo)
         paigow.settle_seats(P, players, bhs, bls)
@@ -416,7 +416,7 @@ def bench_paigow(rng):
         t = time.ticks_us()
         for _ in range(reps):
             for banker, _p in rounds:
-                paigow.house_way(P, banker)
+                paigow_way.house_way(P, banker)
         hw.append(time.ticks_diff(time.ticks_us(), t) / 1000 / (reps * len(rounds)))
     OUT["paigow_house_way_ms"] = _median(hw)
     # ... and what the round is made of: of the house way, the hand's check and the 21
@@ -427,9 +427,9 @@ def bench_paigow(rng):
 
     def ways(b):
         if n5 and 52 not in b:
-            n5.seven(P.fast, b, paigow._W, LOW.fast)
+            n5.seven(P.fast, b, paigow_way._W, LOW.fast)
         else:
-            paigow._ways(P, b)
+            paigow_way._ways(P, b)
 
     def seats(players):
         paigow.settle_seats(P, players, 0, 0)
@@ -472,7 +472,7 @@ def main():
     # no 4,756 contiguous bytes for nj-5card's table (MemoryError).
     evaluator, p = bench_pitboss(rng)
     try:  # imported now too: after the timed loops a Pico's heap had no 1,148 bytes left
-        from pitboss.games import paigow  # noqa: F401  (for bench_paigow)
+        from pitboss.games import paigow, paigow_way  # noqa: F401  (for bench_paigow)
     except ImportError:
         pass
     # ... and every other game's table (Pai Gow's two-card low hand's too): loaded after

@@ -115,7 +115,7 @@ def table(root, region):
     ctl = Controller(root, clock=lambda: 1000, rng=lambda n: 0, region=region,
                      segment_sectors=4)
     ctl.boot()
-    ctl._apply({"ev": "config", "cfg": {"game": "pr-pai-gow", "seats": 6}})
+    ctl.apply({"ev": "config", "cfg": {"game": "pr-pai-gow", "seats": 6}})
     cards = list(range(53))
     out = []
     for r in range(2):

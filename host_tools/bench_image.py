@@ -55,7 +55,8 @@ gc.collect()
 t4 = time.ticks_us()
 gc.collect()
 t5 = time.ticks_us()
-m = app.cmd_mem([])
+from pitboss.verbs import board as VB
+m = VB.mem(app.ctl, [])
 print(json.dumps({"held": a1 - a0, "import_ms": (t1 - t0) / 1000, "app_ms": (t3 - t2) / 1000,
                   "gc_ms": (t5 - t4) / 1000, "free": m["free"], "max_block": m["max_block"]}))
 """

@@ -1,7 +1,7 @@
 """`pitboss rank --port P`: rank on the board, through the firmware's own protocol.
 
 The output is the same JSON as ranking on CPython: the board answers with the reply of
-pitboss.protocol.rank_reply, and the host only reorders keys for printing.
+pitboss.verbs.rank.rank_reply, and the host only reorders keys for printing.
 """
 import json
 import sys
@@ -18,7 +18,7 @@ def rank_lines(board, game, hands, best=False):
     out = []
     for i in range(0, len(hands), CHUNK):
         cmds = ["%s %s %s" % (verb, game, h) for h in hands[i:i + CHUNK]]
-        out += board.call_lines("from pitboss import protocol\nprotocol.batch(%r)" % cmds)
+        out += board.call_lines("from pitboss import verbs\nverbs.batch(%r)" % cmds)
     return out
 
 

@@ -10,7 +10,7 @@ import sys
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from pitboss.rules import profiles
 from pitboss.errors import Refused
-from pitboss.protocol import rank_reply
+from pitboss.verbs.rank import rank_reply
 
 from host_tools.argtypes import positive
 

@@ -25,7 +25,7 @@ from host_tools.vboard import virtual_board
 from host_tools.auth import KeyStore
 from host_tools.screenshot import save, text as screen_text
 from host_tools.table_host import Configurator, describe_round, open_table, play_rounds
-from pitboss.protocol import rank_reply
+from pitboss.verbs.rank import rank_reply
 
 SAMPLES = (
     ("nj-5card", "Ah Kh Qh Jh Th"), ("nj-5card", "5s 4h 3d 2c Ah"),

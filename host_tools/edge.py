@@ -238,15 +238,15 @@ def _sample_chunk(job):
             s2 += x * x
     else:
         from pitboss.rules import evaluator, profiles
-        from pitboss.games import houseways, paigow
+        from pitboss.games import houseways, paigow, paigow_rules, paigow_way
         p = profiles.get(game)
-        lp = paigow.low()
+        lp = paigow_rules.low()
         way = houseways.way(cfg.get("house_way", "gold-star"))
         deck = list(range(53))
         for _ in range(n):
             c = rnd.sample(deck, 14)
-            ph, plo, _ = paigow.house_way(p, c[:7], way)
-            bh, blo, _ = paigow.house_way(p, c[7:], way)
+            ph, plo, _ = paigow_way.house_way(p, c[:7], way)
+            bh, blo, _ = paigow_way.house_way(p, c[7:], way)
             r = paigow.settle(100, evaluator.score(p, ph), evaluator.score(lp, plo),
                               evaluator.score(p, bh), evaluator.score(lp, blo), False)
             x = r["amount"] / 100

@@ -2,7 +2,7 @@
 append-only store on the host, then acknowledge it (docs/journal.md, "Export").
 
 Each record arrives with its seq, kind, the CRC-32 it has on flash and an HMAC-SHA256
-under the board's key over "SEQ KIND CRC " + payload (pitboss.controller.export_message).
+under the board's key over "SEQ KIND CRC " + payload (pitboss.verbs.records.export_message).
 The host rebuilds the record's framing from the payload and checks the CRC, checks the
 MAC with its copy of the key and that the seqs run on without a gap, appends one JSON line
 per record to the store (flushed and fsynced), and only then sends the authenticated
@@ -167,7 +167,7 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True, shown=None):
             shown.update(len(recs))
         first = recs[0]["seq"] if first is None else first
         if reply.get("truncated"):
-            # The board streams its reply (controller.ExportRows) and found a record it
+            # The board streams its reply (pitboss.verbs.records.ExportRows) and found a record it
             # could not read partway: what came before it is stored (each MAC checked),
             # the rest is the board's damage to report, not to skip.
             raise ExportError("the board's journal is damaged after seq %d: %s"

@@ -78,7 +78,7 @@ def _chunk(job):
     takes patterns a..b of rank_patterns(); "sample" deals hands a..b of a seeded
     shuffle."""
     from pitboss.rules import profiles
-    from pitboss.games import houseways, paigow
+    from pitboss.games import houseways, paigow, paigow_rules, paigow_way
 
     game, way, kind, a, b = job
     p = profiles.get(game)
@@ -93,9 +93,9 @@ def _chunk(job):
         deck = list(range(53))
         todo = (rnd.sample(deck, 7) for _ in range(b - a))
     for cards in todo:
-        high, low, rule = paigow.house_way(p, cards, w)
+        high, low, rule = paigow_way.house_way(p, cards, w)
         hands += 1
-        if paigow.is_foul(p, high, low):
+        if paigow_rules.is_foul(p, high, low):
             fouls += 1
             if len(bad) < 5:
                 bad.append([cards, rule])

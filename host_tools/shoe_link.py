@@ -32,7 +32,7 @@ BAUD = 9600
 BYTE_S = 10.0 / BAUD  # start + 8 data + stop bits
 FIFO = 32  # the RP2040 UART's receive FIFO
 RING = 256  # MicroPython's rxbuf (boards/pico.py SHOE_RXBUF)
-POLL_S = 0.01  # the main loop's pass (pitboss.app.serve polls every 10 ms)
+POLL_S = 0.01  # the main loop's pass (pitboss.loop.serve polls every 10 ms)
 ERASE_S = 0.045  # a sector erase, typical (RP2040 datasheet / W25Q16JV: 45 ms, max 400)
 
 

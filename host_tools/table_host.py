@@ -26,7 +26,7 @@ from pitboss.rules.cards import names, parse_hand
 from pitboss.sim.rng import Rng
 from pitboss.games.table import Table
 
-_APP = "import pitboss.app as A\n"
+_APP = "import pitboss.hostapi as A\n"
 
 
 class BoardTarget:
@@ -534,7 +534,7 @@ def cmd_export(args):
     folder = args.store or os.path.join(_state_home(), "export")
     try:
         # Protocol lines to the running loop, in production as in service mode (the
-        # board streams its export reply: controller.ExportRows): no REPL needed.
+        # board streams its export reply: pitboss.verbs.records.ExportRows): no REPL needed.
         with open_table(args.port) as t:
             args.board_id = keyid.choose(t, keys, args.board_id)
             from host_tools.progress import bar

@@ -387,7 +387,8 @@ class Jobs:
     def job_screen(self, a):
         ram = a.target.screen()
         drawn = bytes.fromhex(a.board.exec(
-            "import pitboss.app as A\nfrom binascii import hexlify\n"
+            "import pitboss.hostapi as A
+from binascii import hexlify\n"
             "print(hexlify(bytes(A.app().display.fb.buf)).decode())").strip())
         state = a.ctl("display")
         a.ctl("i2c", present=False)
@@ -441,7 +442,8 @@ class Jobs:
         a.connect()  # mpremote's raw REPL soft-resets the chip: a fresh heap
         out = a.board.exec(
             "import gc, micropython\n"
-            "import pitboss.app as A\n"
+            "import pitboss.hostapi as A
+"
             "ctl = A.app().ctl\n"
             "for ln in %r:\n"
             "    r = ctl.command(ln)\n"

@@ -18,7 +18,7 @@ def uid_for(card):
     return bytes([0x04, 0x01, card, 0xA0, 0xB1, 0xC2, 0xD3])
 
 
-_POLL = ("import pitboss.app as A, json\n"
+_POLL = ("import pitboss.hostapi as A, json\n"
          "for _ in range(%d):\n"
          "    for r in A.app().poll():\n"
          "        print(json.dumps(r))\n")

@@ -8,7 +8,7 @@ import pytest
 
 from host_tools.board_vectors import compare, cpython_run
 from pitboss.rules import profiles
-from pitboss.protocol import rank_reply
+from pitboss.verbs.rank import rank_reply
 
 
 @pytest.mark.background("e2e")

@@ -359,13 +359,13 @@ def _tamper_exports(t, change):
 
 
 def test_export_is_written_one_record_at_a_time_as_the_materialised_reply(tmp_path):
-    """Issue 11: on the main loop an export reply is streamed (controller.ExportRows):
+    """Issue 11: on the main loop an export reply is streamed (pitboss.verbs.records.ExportRows):
     each record is read, signed and written before the next, never 4 KB of records and
     their MACs at once; the line is exactly the materialised reply."""
     import io
 
-    from pitboss import app
-    from pitboss.controller import ExportRows
+    from pitboss import loop as app
+    from pitboss.verbs.records import ExportRows
 
     t, conf = make(tmp_path)
     assert conf.configure("pr-pai-gow", 6)["ok"]
@@ -392,7 +392,7 @@ def test_a_raw_payload_is_written_as_the_json_string_of_its_text(pad):
     # character placed across the 64-byte boundaries as `pad` moves them).
     import io
 
-    from pitboss import app
+    from pitboss import loop as app
 
     detail = "x" * pad + "caf\u00e9 \"q\" \\ " + "\U0001F0A1" * 30 + " end"
     text = json.dumps({"ev": "tilt", "detail": detail}, ensure_ascii=False,
@@ -409,7 +409,7 @@ def test_a_stored_result_is_written_as_its_json(pad):
     # as it is, 64 bytes at a time, no piece cut inside a UTF-8 sequence.
     import io
 
-    from pitboss import app
+    from pitboss import loop as app
 
     result = {"game": "qc-caribbean", "note": "x" * pad + "caf\u00e9 \"q\" \\ "
               + "\U0001F0A1" * 30, "seats": [{"seat": 1, "amount": -500}]}
@@ -517,7 +517,7 @@ def test_a_full_table_plays_on_when_its_journal_is_exported(tmp_path):
     # 40, and tilt-clear was refused for good: no export could free a segment. Now the
     # last 10 settlements are held (issue 5's recall minimum), older ones while there is
     # room, and the budget (10 x 64 KB) still keeps the last 50 of this table for recall.
-    from pitboss.controller import RECALL_MAX
+    from pitboss.verbs.records import RECALL_MAX
 
     t, conf = make(tmp_path)
     assert conf.configure(GAME, 7)["ok"]

@@ -14,7 +14,7 @@ from host_tools.vm import run_script
 from pitboss.rules import profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
-from pitboss.games import houseways, paigow
+from pitboss.games import houseways, paigow, paigow_rules, paigow_way
 from pitboss.games.table import Table
 
 P = profiles.get("pr-pai-gow")
@@ -36,8 +36,8 @@ def test_every_published_way_passes_the_check_and_is_cited():
 
 def test_trump_plaza_two_pair_rule_is_the_gold_star_table():
     # issue 7's configurable rule, compiled, is the default table: same bytes
-    assert paigow.two_pair_rule(paigow.TRUMP_PLAZA) == houseways.way("gold-star")
-    assert paigow.two_pair_rule() == houseways.way("gold-star")
+    assert paigow_rules.two_pair_rule(paigow_rules.TRUMP_PLAZA) == houseways.way("gold-star")
+    assert paigow_rules.two_pair_rule() == houseways.way("gold-star")
 
 
 def _table(way):
@@ -54,7 +54,7 @@ def test_house_way_is_chosen_by_config():
     assert e.value.code == "bad_config" and "bellagio" in str(e.value)
     with pytest.raises(Refused) as e:
         Table({"game": "pr-pai-gow", "house": {"way": "foxwoods",
-                                               "two_pair": paigow.TRUMP_PLAZA}})
+                                               "two_pair": paigow_rules.TRUMP_PLAZA}})
     assert e.value.code == "bad_config" and "two_pair" in str(e.value)
 
 
@@ -64,8 +64,8 @@ def test_a_casinos_own_way_is_data():
     t = _table(own)
     assert t.config()["house"]["way"] == own
     cards = parse_hand("9s 9d 9c 2h 2d As Kc")
-    assert paigow.house_way(P, cards, t.house["_two_pair"])[1:] == \
-        paigow.house_way(P, cards, houseways.way("foxwoods"))[1:]
+    assert paigow_way.house_way(P, cards, t.house["_two_pair"])[1:] == \
+        paigow_way.house_way(P, cards, houseways.way("foxwoods"))[1:]
 
 
 def test_a_casinos_own_way_survives_a_power_cycle(tmp_path):
@@ -174,18 +174,18 @@ def test_the_pickable_table_holds_over_rank_patterns(every):
             continue
         cards = houseway_check.deal_pattern(counts, False)
         cls, picks = _pattern_class_and_picks(counts)
-        paigow.low()
+        paigow_rules.low()
         for k, ab in enumerate(picks):
             st = seen.setdefault((cls, k), [0, 0, 0])  # held, missing, fouled
             if ab is None:
                 st[1] += 1
                 continue
             st[0] += 1
-            paigow._done = 0
-            paigow._groups(cards, paigow._CNT, ([], [], [], [], [], []))
-            way = paigow._front(P, cards, ab[0], ab[1])
+            paigow_way._done = 0
+            paigow_way._groups(cards, paigow_way._CNT, ([], [], [], [], [], []))
+            way = paigow_way._front(P, cards, ab[0], ab[1])
             assert way >= 0
-            if not paigow.outranks(P, paigow._W[way], paigow._W[21 + way]):
+            if not paigow_rules.outranks(P, paigow_way._W[way], paigow_way._W[21 + way]):
                 st[2] += 1
     for (cls, k), (held, missing, fouled) in seen.items():
         v = houseways._PICKABLE[cls * 8 + k]

@@ -1,4 +1,4 @@
-"""The main loop a real board runs (pitboss.app.main/serve): protocol lines in on stdin,
+"""The main loop a real board runs (pitboss.loop.main/serve): protocol lines in on stdin,
 one JSON reply per line out, shoe polled in between; on MicroPython (stdin piped into
 the VM in script mode, as USB serial would feed it) and on CPython through a pipe."""
 import json
@@ -31,7 +31,7 @@ def test_main_loop_on_micropython():
 
 def test_main_loop_on_cpython():
     import boards.virtual as hw
-    from pitboss import app
+    from pitboss import app, loop
     hw.reset()
     a = app.App(hw, root=tempfile.mkdtemp(), check_firmware=False)
     rfd, wfd = os.pipe()
@@ -39,7 +39,7 @@ def test_main_loop_on_cpython():
     os.close(wfd)
     out = []
     with os.fdopen(rfd) as stream:
-        app.serve(a, stream, lambda r: out.append(json.dumps(r)), poll_ms=1)
+        loop.serve(a, stream, lambda r: out.append(json.dumps(r)), poll_ms=1)
     check([json.loads(x) for x in out])
 
 
@@ -48,7 +48,7 @@ def test_bytes_that_are_not_a_line_are_refused_and_the_loop_goes_on():
     over-long line is refused whole (bad_format), never cut, decoded or run; the loop
     answers the next line (issue 12: Ctrl-C gave the REPL; issue 11: 0xFF ended it)."""
     import boards.virtual as hw
-    from pitboss import app
+    from pitboss import app, loop
     hw.reset()
     a = app.App(hw, root=tempfile.mkdtemp(), check_firmware=False)
     junk = [b"\x03", b"\x01", b"\x04", b"\x00abc", b"\xff\xfe", b"\x1b[A", b"\xc3\xa9",
@@ -59,18 +59,18 @@ def test_bytes_that_are_not_a_line_are_refused_and_the_loop_goes_on():
     os.close(wfd)
     out = []
     with os.fdopen(rfd, "rb") as stream:
-        app.serve(a, stream, lambda r: out.append(json.dumps(r)), poll_ms=1)
+        loop.serve(a, stream, lambda r: out.append(json.dumps(r)), poll_ms=1)
     replies = [json.loads(x) for x in out]
     assert replies[0]["ok"] and replies[-1]["version"]
     assert [r["error"]["code"] for r in replies[1:-1]] == ["bad_format"] * len(junk)
-    r = app.LineReader()
+    r = loop.LineReader()
     assert [r.feed(b) for b in b"ok\n"] == [None, None, "ok"]
     assert [r.feed(b) for b in b"\n\r"] == [None, None]  # empty lines are not commands
 
 
 def _loop(a, data, wdt=None):
     """Run serve() over `data` through a pipe until it ends; the replies as dicts."""
-    from pitboss import app
+    from pitboss import loop
     rfd, wfd = os.pipe()
     out = []
 
@@ -81,7 +81,7 @@ def _loop(a, data, wdt=None):
     t = threading.Thread(target=feed)  # a pipe holds 64 KB; the 1 MB line needs a writer
     t.start()
     with os.fdopen(rfd, "rb") as stream:
-        app.serve(a, stream, lambda r: out.append(json.loads(json.dumps(r))), poll_ms=1,
+        loop.serve(a, stream, lambda r: out.append(json.loads(json.dumps(r))), poll_ms=1,
                   wdt=wdt)
     t.join()
     return out
@@ -117,15 +117,15 @@ def test_junk_long_lines_and_partial_lines_are_refused_whole_and_the_loop_goes_o
     assert codes == ["bad_format"] * 4 + [None, None], codes
     assert out[-2]["phase"] == "unconfigured" and out[-1]["version"]
     # 1 MB arrives in passes of at most _DRAIN_MAX bytes, each pass feeding the watchdog.
-    from pitboss import app
-    assert w.fed > (1 << 20) // app._DRAIN_MAX
+    from pitboss import loop
+    assert w.fed > (1 << 20) // loop._DRAIN_MAX
 
 
 def test_the_watchdog_is_fed_after_every_line_of_a_burst():
     """Lines that arrive together are answered in one pass; a burst of slow ones (a dozen
     `mem` lines take 8.6 s of a Pico, past WDT_MS) must not starve the watchdog: it is fed
     after every answer, not only once per pass."""
-    from pitboss import app
+    from pitboss import loop
     events = []
 
     class WDT:
@@ -134,11 +134,11 @@ def test_the_watchdog_is_fed_after_every_line_of_a_burst():
     a = _app()
     rfd, wfd = os.pipe()
     burst = b"version\n" * 12 + b"status\n"
-    assert len(burst) < app._DRAIN_MAX  # all of it taken in one pass
+    assert len(burst) < loop._DRAIN_MAX  # all of it taken in one pass
     os.write(wfd, burst)
     os.close(wfd)
     with os.fdopen(rfd, "rb") as stream:
-        app.serve(a, stream, lambda r: events.append("reply"), poll_ms=1, wdt=WDT())
+        loop.serve(a, stream, lambda r: events.append("reply"), poll_ms=1, wdt=WDT())
     assert events.count("reply") == 13
     # Every reply is followed by a feed before the next line is answered.
     replies = [i for i, e in enumerate(events) if e == "reply"]
@@ -146,9 +146,9 @@ def test_the_watchdog_is_fed_after_every_line_of_a_burst():
 
 
 def test_line_reader_refuses_the_limit_plus_one_and_takes_the_limit():
-    from pitboss import app
-    r = app.LineReader()
-    ok = b"x" * app._LINE_MAX
+    from pitboss import loop
+    r = loop.LineReader()
+    ok = b"x" * loop._LINE_MAX
     assert [r.feed(b) for b in ok + b"\n"][-1] == ok.decode()
     assert [r.feed(b) for b in ok + b"y\n"][-1] is False
     assert [r.feed(b) for b in b"ok\r"][-1] == "ok"  # the reader is clean again
@@ -187,7 +187,7 @@ def test_missing_peripherals_tilt_and_the_table_runs_without_them():
     assert a.display is None and a.reader is None
     assert sorted(t["code"] for t in a.ctl.active_tilts()) == ["display_fault",
                                                                "shoe_fault"]
-    assert a.cmd_deck(())["shoe"] == "serial"
+    assert a.ctl.command("deck")["shoe"] == "serial"
     assert a.ctl.command(auth_line(key, 1, "tilt-clear op1"))["ok"]
     r = a.ctl.command(auth_line(key, 2, 'config {"game":"nj-3card","seats":1}'))
     assert r["ok"], r
@@ -230,8 +230,8 @@ def test_recall_is_written_one_round_at_a_time_as_the_materialised_reply():
 
     from host_tools.auth import KeyStore
     from host_tools.table_host import Configurator, LocalTarget, play_rounds
-    from pitboss import app
-    from pitboss.controller import Rows
+    from pitboss import loop
+    from pitboss.verbs.records import Rows
 
     t = LocalTarget(durable=False)
     c = Configurator(t, "x", KeyStore(tempfile.mkdtemp()))
@@ -246,14 +246,14 @@ def test_recall_is_written_one_round_at_a_time_as_the_materialised_reply():
     reply = ctl.command("recall 5")
     assert isinstance(reply["rounds"], Rows) and len(reply["rounds"]) == 5
     buf = io.StringIO()
-    app.json_writer(buf)(reply)
+    loop.json_writer(buf)(reply)
     assert buf.getvalue().endswith("\n") and buf.getvalue().count("\n") == 1
     assert json.loads(buf.getvalue()) == json.loads(json.dumps(want))
     # Streamed, every result was written from the stored bytes, none parsed.
     assert all(type(r["result"]) is memoryview for r in ctl.command("recall 5")["rounds"])
     # Other replies are written whole, as before.
     buf = io.StringIO()
-    app.json_writer(buf)(ctl.command("status"))
+    loop.json_writer(buf)(ctl.command("status"))
     assert json.loads(buf.getvalue())["ok"]
 
 
@@ -264,8 +264,9 @@ def test_a_settlement_is_journalled_with_its_result_last_and_recalled_from_its_b
     firmware, in any key order, is parsed as before, and both give the same row."""
     import io
 
-    from pitboss import app
-    from pitboss.controller import Rows, _raw_result, _record
+    from pitboss import loop
+    from pitboss.recording import _record
+    from pitboss.verbs.records import Rows, _raw_result
     from pitboss.store.journal import Journal
 
     result = {"game": "nj-3card", "round": 4, "house_net": 5, "result": "nested",
@@ -292,7 +293,7 @@ def test_a_settlement_is_journalled_with_its_result_last_and_recalled_from_its_b
     streamed, parsed = list(Rows(j, seqs, raw=True)), list(Rows(j, seqs))
     assert [type(r["result"]) for r in streamed] == [memoryview, dict, dict, memoryview]
     buf = io.StringIO()
-    app.json_writer(buf)({"rounds": Rows(j, seqs, raw=True)})
+    loop.json_writer(buf)({"rounds": Rows(j, seqs, raw=True)})
     assert json.loads(buf.getvalue())["rounds"] == parsed
     assert [(r["game"], r["round"]) for r in parsed] == [
         ("nj-3card", 4), ("nj-3card", 6), ("nj-3card", 7), ("nj-3card", 5)]
@@ -302,18 +303,18 @@ def test_take_in_chunks_answers_exactly_as_byte_by_byte():
     # Issue 29 item 9: LineReader.extend (bulk) must give the same lines and refusals as
     # feed() a byte at a time, however the bytes are cut into chunks.
     import random
-    from pitboss import app
+    from pitboss import loop
     rnd = random.Random(29)
     pieces = [b"status\n", b"\r\n", b"x" * 600, b"\n", b"ok\r", b"\xff\x00junk\n",
               b"y" * 2000 + b"\r", b"recall 3\n", b"tail-no-newline"]
     for _ in range(200):
         data = b"".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 12)))
-        want, r1 = [], app.LineReader()
+        want, r1 = [], loop.LineReader()
         for b in data:
             x = r1.feed(b)
             if x is not None:
                 want.append(x)
-        got, r2, i = [], app.LineReader(), 0
+        got, r2, i = [], loop.LineReader(), 0
         while i < len(data):
             n = rnd.randint(1, 700)
             buf = bytearray(data[i:i + n])
@@ -352,14 +353,14 @@ def test_a_megabyte_junk_line_is_skipped_in_bulk(monkeypatch):
     # bytes go through feed(), not a million.
     import threading
 
-    from pitboss import app
+    from pitboss import loop
     calls = [0]
-    real = app.LineReader.feed
+    real = loop.LineReader.feed
 
     def counted(self, b):
         calls[0] += 1
         return real(self, b)
-    monkeypatch.setattr(app.LineReader, "feed", counted)
+    monkeypatch.setattr(loop.LineReader, "feed", counted)
     a = _app()
     data = b"status\n" + b"J" * (1 << 20) + b"\nversion\n"
     rfd, wfd = os.pipe()
@@ -371,10 +372,10 @@ def test_a_megabyte_junk_line_is_skipped_in_bulk(monkeypatch):
     t.start()
     out = []
     s = _CountedStream(rfd)
-    app.serve(a, s, lambda r: out.append(json.loads(json.dumps(r))), poll_ms=1,
+    loop.serve(a, s, lambda r: out.append(json.loads(json.dumps(r))), poll_ms=1,
               buffer=(s.waiting, None))
     t.join()
     os.close(rfd)
     assert [r.get("error", {}).get("code") for r in out] == [None, "bad_format", None]
     assert out[-1]["version"] and out[0]["ok"]
-    assert calls[0] < 2 * app._CHUNK + app._LINE_MAX + 20, calls[0]
+    assert calls[0] < 2 * loop._CHUNK + loop._LINE_MAX + 20, calls[0]

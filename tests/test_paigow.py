@@ -11,11 +11,11 @@ import pytest
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import JOKER, names, parse_hand
 from pitboss.errors import Refused
-from pitboss.games import paigow
+from pitboss.games import paigow, paigow_rules, paigow_way
 
 P = profiles.get("pr-pai-gow")
 P_A5 = profiles.get("pr-pai-gow-a5-low")
-LOW = paigow.low()
+LOW = paigow_rules.low()
 
 
 def H(text):
@@ -23,11 +23,11 @@ def H(text):
 
 
 def foul(high, low, p=P):
-    return paigow.is_foul(p, H(high), H(low))
+    return paigow_rules.is_foul(p, H(high), H(low))
 
 
 def way(text, p=P, two_pair=None):
-    high, low, rule = paigow.house_way(p, H(text), two_pair)
+    high, low, rule = paigow_way.house_way(p, H(text), two_pair)
     return sorted(names(high)), sorted(names(low)), rule
 
 
@@ -62,28 +62,28 @@ def test_foul_rule(high, low, is_foul):
 
 def test_the_settings_table_is_splits_and_ways_rank_each_setting():
     # _PICK (the house way's index table) is SPLITS: the five others in order, then i, j
-    for k, (i, j) in enumerate(paigow.SPLITS):
-        assert list(paigow._PICK[7 * k:7 * k + 7]) \
+    for k, (i, j) in enumerate(paigow_rules.SPLITS):
+        assert list(paigow_way._PICK[7 * k:7 * k + 7]) \
             == [x for x in range(7) if x != i and x != j] + [i, j]
     cards = H("As Kd Jk 9c 9s 4h 2c")
-    for (hs, ls, high, low), (h2, l2) in zip(paigow._ways(P, cards), paigow.settings(cards)):
+    for (hs, ls, high, low), (h2, l2) in zip(paigow_way._ways(P, cards), paigow_rules.settings(cards)):
         assert (high, low) == (h2, l2)
         assert hs == evaluator._eval(P, high, 5) and ls == evaluator._eval(LOW, low, 2)
 
 
 def test_ways_are_the_21_partitions():
     cards = H("As Kd 9c 7h 5s 3d 2c")
-    ways = paigow.settings(cards)
+    ways = paigow_rules.settings(cards)
     assert len(ways) == 21
     assert len({frozenset(lo) for _, lo in ways}) == 21
     assert all(sorted(hi + lo) == sorted(cards) and len(hi) == 5 for hi, lo in ways)
     seen = set()
-    for i, j in paigow.SPLITS:
+    for i, j in paigow_rules.SPLITS:
         low = (cards[i], cards[j])
         high = tuple(c for k, c in enumerate(cards) if k not in (i, j))
         assert len(high) == 5 and sorted(high + low) == sorted(cards)
         seen.add(frozenset(low))
-    assert len(paigow.SPLITS) == 21 and len(seen) == 21
+    assert len(paigow_rules.SPLITS) == 21 and len(seen) == 21
 
 
 @pytest.mark.parametrize("high, low, kind", [
@@ -94,7 +94,7 @@ def test_ways_are_the_21_partitions():
 ])
 def test_check_setting_refuses(high, low, kind):
     with pytest.raises(Refused) as e:
-        paigow.check_setting(H("As Kd 9c 7h 5s 3d 2c"), H(high), H(low))
+        paigow_rules.check_setting(H("As Kd 9c 7h 5s 3d 2c"), H(high), H(low))
     assert e.value.code == kind
 
 
@@ -178,7 +178,7 @@ def test_house_way_rules(hand, low, rule):
 ])
 def test_house_way_two_pair_rule(hand, rule, keep):
     cards = H(hand)
-    high, low, rule_ = paigow.house_way(P, cards)
+    high, low, rule_ = paigow_way.house_way(P, cards)
     assert rule_ == rule
     if keep:
         # both pairs behind, the two highest singles in front
@@ -195,7 +195,7 @@ def test_two_pair_rule_trumps_a_straight():
     # Gold Star: the two-pair rule "typically trumps other rules": 2-2-6-6 with a
     # 2-3-4-5-6 straight and a king is set by it (keep together, K-5 in front is
     # not what the straight rule would do).
-    high, low, rule = paigow.house_way(P, H("2s 2d 3c 4h 5s 6d 6c"))
+    high, low, rule = paigow_way.house_way(P, H("2s 2d 3c 4h 5s 6d 6c"))
     assert rule == "two_pair_split"  # low-low, no king: split
     assert sorted(names(low)) == ["2d", "2s"]
 
@@ -208,12 +208,12 @@ def test_two_pair_rule_is_configuration():
                   "keep": {"low-low": "K", "low-medium": "K", "low-high": "AJ",
                            "medium-medium": "AJ", "medium-high": None,
                            "high-high": None, "aces": None}}
-    rule = paigow.two_pair_rule(canterbury)
+    rule = paigow_rules.two_pair_rule(canterbury)
     # 9-9 and 7-7 with A-Q: Trump Plaza keeps (medium-medium + ace); so does Canterbury
-    assert paigow.house_way(P, H("9s 9d 7c 7h As Qd 2c"), rule)[2] == "two_pair_keep"
+    assert paigow_way.house_way(P, H("9s 9d 7c 7h As Qd 2c"), rule)[2] == "two_pair_keep"
     # with A-8 Canterbury splits (no face), Trump Plaza keeps (any ace)
-    assert paigow.house_way(P, H("9s 9d 7c 7h As 8d 2c"), rule)[2] == "two_pair_split"
-    assert paigow.house_way(P, H("9s 9d 7c 7h As 8d 2c"))[2] == "two_pair_keep"
+    assert paigow_way.house_way(P, H("9s 9d 7c 7h As 8d 2c"), rule)[2] == "two_pair_split"
+    assert paigow_way.house_way(P, H("9s 9d 7c 7h As 8d 2c"))[2] == "two_pair_keep"
 
 
 @pytest.mark.parametrize("cfg, msg", [
@@ -223,13 +223,13 @@ def test_two_pair_rule_is_configuration():
     ({"low_max": "T", "medium_max": "6", "keep": {}}, "low_max < medium_max"),
     ({"low_max": "6", "medium_max": "T", "keep": {"low-low": "K"}}, "missing"),
     ({"low_max": "6", "medium_max": "T",
-      "keep": dict(paigow.TRUMP_PLAZA["keep"], **{"low-low": "KKK"})}, "1-2 ranks"),
+      "keep": dict(paigow_rules.TRUMP_PLAZA["keep"], **{"low-low": "KKK"})}, "1-2 ranks"),
     ({"low_max": "6", "medium_max": "T",
-      "keep": dict(paigow.TRUMP_PLAZA["keep"], **{"mid-mid": "A"})}, "unknown pair class"),
+      "keep": dict(paigow_rules.TRUMP_PLAZA["keep"], **{"mid-mid": "A"})}, "unknown pair class"),
 ])
 def test_two_pair_rule_config_refused(cfg, msg):
     with pytest.raises(Refused) as e:
-        paigow.two_pair_rule(cfg)
+        paigow_rules.two_pair_rule(cfg)
     assert msg in str(e.value) and e.value.code == "bad_config"
 
 
@@ -289,20 +289,20 @@ def _random_hands(n, seed):
 @pytest.mark.parametrize("p", [P, P_A5], ids=lambda p: p.id)
 def test_house_way_never_fouls_and_uses_each_card_once(p):
     for cards in _random_hands(2500, 7):
-        high, low, rule = paigow.house_way(p, cards)
+        high, low, rule = paigow_way.house_way(p, cards)
         assert sorted(high + low) == sorted(cards), rule
-        assert not paigow.is_foul(p, high, low), (names(cards), rule)
+        assert not paigow_rules.is_foul(p, high, low), (names(cards), rule)
 
 
 def test_house_way_refuses_bad_hands():
     with pytest.raises(Refused) as e:
-        paigow.house_way(P, H("As Kd 9c 7h 5s 3d"))
+        paigow_way.house_way(P, H("As Kd 9c 7h 5s 3d"))
     assert e.value.code == "wrong_count"
     with pytest.raises(Refused) as e:
-        paigow.house_way(P, H("As As 9c 7h 5s 3d 2c"))
+        paigow_way.house_way(P, H("As As 9c 7h 5s 3d 2c"))
     assert e.value.code == "duplicate_card"
     with pytest.raises(Refused):
-        paigow.house_way(P, [JOKER, JOKER, 1, 2, 3, 4, 5])
+        paigow_way.house_way(P, [JOKER, JOKER, 1, 2, 3, 4, 5])
 
 
 # ---- settlement: copies and commission -------------------------------------------------
@@ -371,7 +371,7 @@ def test_settle_seats_is_settle_for_every_seat_in_one_call():
         deck = list(range(53))
         rng.shuffle(deck)
         banker = deck[:7]
-        bh, bl, _ = paigow.house_way(P, banker)
+        bh, bl, _ = paigow_way.house_way(P, banker)
         bhs, bls = evaluator.score(P, bh), evaluator.score(LOW, bl)
         seats, want = [], []
         bps, rounding, unit = rng.choice([(500, "down", 1), (500, "up", 25), (400, "down", 5)])
@@ -381,7 +381,7 @@ def test_settle_seats_is_settle_for_every_seat_in_one_call():
             wager = rng.randint(1, 2000)
             lose = rng.choice([None, True, False])
             hs, ls = evaluator.score(P, high), evaluator.score(LOW, low)
-            fouls = not paigow.outranks(P, hs, ls)
+            fouls = not paigow_rules.outranks(P, hs, ls)
             seats.append((wager, high, low, lose))
             want.append((hs, ls, fouls if lose is None else lose,
                          paigow.settle(wager, hs, ls, bhs, bls,

@@ -12,7 +12,7 @@ import pytest
 from host_tools.board_vectors import compare
 from host_tools.screenshot import decode_png, png_from_fb
 from pitboss.rules import profiles
-from pitboss.protocol import rank_reply
+from pitboss.verbs.rank import rank_reply
 
 @pytest.fixture(scope="module")
 def tier():

@@ -58,7 +58,7 @@ def test_a_burst_of_slow_lines_is_answered_without_a_watchdog_reset(fig):
     """BURST `mem` lines arrive at once and are answered in one pass of the loop, longer
     than the watchdog's period: the loop feeds it after every line, so the chip is not
     reset (one boot: up_ms runs on across the burst) and every line is answered."""
-    from pitboss.app import WDT_MS
+    from pitboss.loop import WDT_MS
     from tests.pico_survive import BURST
     burst = fig["burst"]
     assert len(burst) == BURST and all(r.get("ok") for r in burst), burst[-1:]

@@ -12,7 +12,7 @@ from host_tools.table_host import LocalTarget
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
-from pitboss.protocol import rank_reply
+from pitboss.verbs.rank import rank_reply
 
 # Fourteen different cards, the joker last: hands of every length 0..14 are prefixes.
 CARDS = "As Kd Qc Jc Tc 9h 8h 7s 6d 5c 4h 3s 2d Jk".split()

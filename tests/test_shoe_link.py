@@ -239,7 +239,7 @@ def test_version_says_the_mode(table):
 
 
 def test_shoe_replies_in_the_main_loop_are_marked(table):
-    from pitboss import app as A
+    from pitboss import loop as A
 
     before, frames, after = plan_round("nj-5card", 2, 5)
     out = []

@@ -97,7 +97,7 @@ def test_soak_100k_lines_memory_does_not_drift(target):
         lines = _soak_lines(rng, BATCH)
         # One string constant, split on the board: a 5,000-item list literal would
         # exhaust the VM's parser stack.
-        out = target.board.exec("import pitboss.app as A\nA.soak(%r.split('\\n'))"
+        out = target.board.exec("import pitboss.hostapi as A\nA.soak(%r.split('\\n'))"
                                 % "\n".join(lines), fast=True)
         summary = json.loads(out.strip().splitlines()[-1])
         total += summary["ok"] + summary["refused"]

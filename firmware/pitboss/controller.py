@@ -1,5 +1,8 @@
 # The table controller: the one object that owns the round (pitboss.games.table), its journal,
-# meters, tilts and authentication, and answers the bench protocol.
+# meters, tilts and authentication, and answers the bench protocol (its verbs and their
+# handlers: pitboss.verbs, one table). Its one job is the round as an event log; the
+# pieces of that one object are mixins by job: recovery (boot, replay, snapshots),
+# recording (journal writes), halting (tilts, faults) and misdeal (the shoe's cards).
 #
 # Every state change is an *event* (a small dict, journalled as compact JSON):
 #   config  {"ev":"config","cfg":{...}}          authenticated only
@@ -44,130 +47,32 @@
 # reply that changed nothing; anything else raised inside a command is a bug or a fault,
 # answered `internal_error` (an OSError: `storage_error`) and halting the table with a
 # tilt of that code, since the state it left cannot be vouched for.
-import json
-import time
-
 from pitboss import games, protocol
-from pitboss.store.auth import Auth
-from pitboss.store.cardrec import CardRecord
-from pitboss.rules.cards import parse
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.store.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
-                             JournalFull)
-from pitboss.store.meters import Meters, MetersCorrupt, lines_from_result
 from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
-from pitboss.store.tilt import CODES as TILT_CODES
-from pitboss.store.tilt import Tilt, check_operator
+from pitboss.halting import Halting, _err
+from pitboss.misdeal import Dealing, _CARD_TILTS
+from pitboss.recording import Recording
+from pitboss.recovery import Recovery
+from pitboss.store.auth import Auth
+from pitboss.store.cardrec import CardRecord
+from pitboss.store.journal import Journal, JournalError
+from pitboss.store.meters import Meters, lines_from_result
+from pitboss.store.tilt import Tilt
+from pitboss.verbs import APP, AUTH, QUIET, RAW, ROUND, VERBS
+from pitboss.verbs.records import RECALL_HELD, RECALL_MAX
 
-RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget allows
-# ... and never deletes a segment holding one of the last RECALL_HELD settlements (issue
-# 5: recall shows at least the last 10 rounds). Holding all 50 stopped a full table for
-# good: 50 seven-seat Three Card Prime rounds (~8.5 KB each, cards and wagers included)
-# outgrew the budget, so no segment could go even once exported, and journal_full
-# could never be cleared (found by the emulated Pico's 200-round session, 2026-12-02).
-RECALL_HELD = const(10)
-EXPORT_MAX = 50  # records per export reply
-_EXPORT_BYTES = const(4096)  # payload bytes per export reply (one raw-REPL answer)
-CLOCK_MIN = 1577836800  # 2020-01-01: a time before it is a host with a wrong clock
-CLOCK_MAX = 4102444800  # 2100-01-01
 # A checkpoint (a snapshot record, pitboss.store.journal) once this many bytes were journalled
 # after the last one, written between rounds: a boot replays at most that plus the round
 # in play. Measured on the emulated Pico (issue 11's 2 s boot): re-applying 18.8 KB of a
 # session's records took 1,442 ms of the boot, 346 ms with checkpoints every 4 KB; a
 # checkpoint is ~200-500 bytes.
 _CHECKPOINT_BYTES = const(2048)
-# Journal records idle() checks per pass (a pass opens the segment, ~6.6 ms of littlefs on a
-# Pico, then reads and CRCs a few records, ~0.2 us a byte): a shoe frame arriving meanwhile
-# waits in the UART's 256-byte buffer.
-_VERIFY_RECORDS = const(4)
-_BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the table tilts
 _DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 
-# Misdeals (issue 12; docs/protocol.md, Misdeals): every shoe alarm, by pitboss.hw.shoe
-# event code, means a card may be missing or wrong: each tilts with its own code and
-# marks the round in play lost. Notices (garbage between frames, a retransmission, a
-# torn frame: malformed 2 and bad_crc 3, which the acknowledged shoe sends again) do
-# not; a torn frame nothing intact followed within the resend timeout (16) does
-# (docs/shoe-protocol.md, "Transport errors and misdeals"); a restart of the shoe's
-# count (9) only in the middle of a deal.
-_SHOE_TILTS = {4: "shoe_bad_card",
-               5: "shoe_gap", 7: "shoe_conflict", 8: "shoe_stale", 9: "shoe_restart",
-               10: "duplicate_card", 11: "unknown_rfid_tag", 12: "rfid_wrong_deck",
-               13: "rfid_collision", 14: "rfid_read_error", 15: "rfid_reader_fault",
-               16: "shoe_bad_frame"}
-# A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
-# by the table's refusal code (anything else: shoe_fault).
-_SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
-                  "wrong_phase": "card_before_deal", "not_configured": "card_before_deal",
-                  "duplicate_card": "duplicate_card", "unknown_card": "shoe_bad_card"}
-# Shoe alarms whose info is a card: the tilt detail leaves it out (it may be face down).
-_CARD_INFO = (7, 8, 10)
-# Refusal codes from the table that halt play rather than just refuse the input.
-_CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
 
-
-def _compact(obj):
-    return json.dumps(obj, separators=(",", ":"))
-
-
-def _record(ev):
-    """An event's journal payload: compact JSON, and a settlement's or a void's result
-    (its only object-valued key) last, so that recall can write the result out from the
-    stored bytes without parsing it (_raw_result). MicroPython's dicts keep no key order,
-    so the result is put last by hand."""
-    if "result" not in ev:
-        return _compact(ev)
-    head = _compact({k: ev[k] for k in ev if k != "result"})
-    return '%s,"result":%s}' % (head[:-1], _compact(ev["result"]))
-
-
-def _raw_result(payload):
-    """(game, round, the result's JSON as a memoryview of payload) of a settle or void
-    record whose last value is its result (_record), else None (a record of an earlier
-    firmware, in any key order: the caller parses it). The result is the only object at
-    the top level, so the payload ends with "}}" exactly when it is last; then every value
-    before it is a number, a string (its quotes escaped) or the lines (lists of scalars),
-    so the first ',"result":' is the top-level key. Parsing the rest is a few hundred
-    bytes: a 2.2 KB Caribbean settlement parsed whole is 6.1 KB of objects on a Pico,
-    held while its row is written (issue 11: `recall 50` took a 200-round Pai Gow
-    session's lowest free heap to 54,080 B)."""
-    n = len(payload)
-    if n < 4 or payload[n - 2:] != b"}}":
-        return None
-    i = payload.find(b',"result":')
-    if i < 0:
-        return None
-    head = json.loads(payload[:i] + b"}")
-    return head["game"], head["round"], memoryview(payload)[i + 10:n - 1]
-
-
-def _same(a, b):
-    """Is `a` (what the engine returned) the value `b` (the same, read back from its JSON)
-    stands for: tuples as lists, int keys as strings, True not 1? Compared in place: a
-    replayed Pai Gow settlement compared through a JSON round trip held four copies of a
-    ~2 KB result at once, and raised MemoryError on a fragmented Pico heap (issue 11)."""
-    if isinstance(a, dict):
-        if type(b) is not dict or len(a) != len(b):
-            return False
-        for k in a:
-            kb = k if type(k) is str else str(k)
-            if kb not in b or not _same(a[k], b[kb]):
-                return False
-        return True
-    if isinstance(a, (list, tuple)):
-        if type(b) is not list or len(a) != len(b):
-            return False
-        for i in range(len(a)):
-            if not _same(a[i], b[i]):
-                return False
-        return True
-    if type(a) is bool or type(b) is bool:
-        return a is b
-    return type(a) is type(b) and a == b
-
-
-class Controller:
+class Controller(Recovery, Recording, Halting, Dealing):
     production = False  # the app sets it when the service switch was not held at boot
 
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
@@ -212,7 +117,7 @@ class Controller:
         self._replaying = False
         self._card_rec = CardRecord()
         self._stale = False  # a dealt card changed what the display shows (redraw())
-        # True where replies are written out by pitboss.app.json_writer (the main loop):
+        # True where replies are written out by pitboss.loop.json_writer (the main loop):
         # recall's rounds are then a Rows, read from flash as they are written.
         self.stream = False
         # Called while a long read runs (recall scanning the journal): the main loop
@@ -234,187 +139,11 @@ class Controller:
         # for this power cycle.
         self._unrecorded = None
         self.on_new_round = _nothing  # e.g. the shoe's reset(): each round is a new shuffle
-        # Authenticated verbs beyond config / tilt-clear (the app adds deck-register):
-        # verb -> fn(args) -> reply dict.
-        self.auth_commands = {}
-        self.commands = dict(protocol.COMMANDS)
-        for verb, fn in (("status", self.cmd_status), ("wager", self.cmd_wager),
-                         ("deal", self.cmd_deal), ("card", self.cmd_card),
-                         ("hand", self.cmd_hand), ("houseway", self.cmd_houseway),
-                         ("decide", self.cmd_decide), ("settle", self.cmd_settle),
-                         ("newround", self.cmd_newround), ("recall", self.cmd_recall),
-                         ("meters", self.cmd_meters), ("tilt", self.cmd_tilt),
-                         ("export", self.cmd_export),
-                         ("clock", self.cmd_clock),
-                         ("config", self._needs_auth), ("tilt-clear", self._needs_auth),
-                         ("meters-reset", self._needs_auth),
-                         ("export-ack", self._needs_auth),
-                         ("auth", self.cmd_auth)):
-            self.commands[verb] = fn
-
-    # ---- boot and recovery -----------------------------------------------------------
-    def boot(self):
-        """Load tilts, keys, journal and meters; replay the round in play. Anything that
-        cannot be trusted becomes a tilt (which persists) instead of a guess."""
-        # ms: each step's chip time (the `mem` reply carries it): issue 11's boot budget
-        # is 2 s from reset to the first line, and a full journal is where it goes.
-        ms = {}
-        rep = {"replayed": 0, "torn": 0, "meters_recovered": 0, "ms": ms}
-        t = now_ms()
-        self.tilt.load()
-        self.auth.load()
-        if self.auth.fault in ("key_corrupt", "counter_corrupt"):
-            self.raise_tilt("auth_store_corrupt", self.auth.fault)
-        t = _lap(ms, "stores", t)
-        if self._integrity is not None:
-            bad = self._integrity()
-            if bad:
-                self.raise_tilt("firmware_mismatch", "; ".join(bad)[:80])
-        t = _lap(ms, "integrity", t)
-        try:
-            # lazy: the boot checks the newest records only (where a torn append can be);
-            # the rest are checked as they are read and by idle() after boot, so a full
-            # journal boots as fast as an empty one (issue 11; docs/journal.md).
-            r = self.journal.open(lazy=True)
-            rep["torn"] = r["torn"]
-            t = _lap(ms, "journal", t)
-            self._settle_seqs = None  # from the newest snapshot and the replay after it
-            rep["replayed"] = self._replay()
-            t = _lap(ms, "replay", t)
-        except JournalCorrupt as e:
-            self._corrupt_seen = True
-            self.raise_tilt("journal_corrupt", "%s %s" % (e.reason, e.where))
-        except (ValueError, KeyError, TypeError) as e:  # Refused is a ValueError
-            self._corrupt_seen = True
-            self.raise_tilt("journal_corrupt", "replay: %s" % e)
-        t = now_ms()
-        try:
-            self.meters.load()  # even with a damaged journal: quarantine numbers after it
-            if self.journal.state == "open":
-                rep["meters_recovered"] = self.meters.recover(self.journal)
-        except MetersCorrupt as e:
-            self._meters_bad = e.reason
-            self.raise_tilt("meters_corrupt", e.reason)
-        t = _lap(ms, "meters", t)
-        if self.journal.state == "open":
-            self._reconcile()
-        elif self._settle_seqs is None:  # a corrupt journal: nothing to recall yet
-            self._settle_seqs = []
-        _lap(ms, "reconcile", t)
-        t = self.table
-        if self._lost and t is not None and not self.halted():
-            # The round lost a card but its tilt did not reach flash: halt again, so the
-            # round can only be voided, never settled.
-            self.raise_tilt(self._lost if self._lost in TILT_CODES else "shoe_fault",
-                            "round %d lost a card (%s)" % (t.round, self._lost))
-        self._show()
-        return rep
-
-    def _reconcile(self):
-        """After replay: merge what the journal says with the A/B records. A tilt either
-        one has active is active (a damaged newest tilt copy reads as an older
-        generation, which may predate the raise); the counter is the higher of the two
-        (an older counter copy would accept the last line again)."""
-        m = self.journal.meta.get("round")
-        if type(m) is int and m > self._round_hw:
-            self._round_hw = m
-        active = [a["code"] for a in self.tilt.active()]
-        for code in self._jtilts:
-            if code not in active and code in TILT_CODES:
-                self.raise_tilt(code, "restored from the journal (the tilt record had "
-                                "lost it)")
-        for code in active:
-            if code not in self._jtilts:
-                self._log_event({"ev": "tilt", "code": code})
-        if self._jctr > self.auth.counter and self.auth.fault is None:
-            try:
-                self.auth.restore_counter(self._jctr)
-            except OSError:
-                self.raise_tilt("storage_error", "auth counter could not be restored")
-        if self._settle_seqs is None:
-            # No snapshot carried them (one written before they were): scan back for them,
-            # a read of up to every segment (137 ms of a Pico's boot for one).
-            self._settle_seqs = self.journal.last(RECALL_MAX, _is_settle, seqs=True)
-        self._hold()
-        if self.journal.full:
-            self.raise_tilt("journal_full", "export and acknowledge the journal")
-
-    def _replay(self):
-        n = 0
-        self._replaying = True
-        try:
-            for seq, kind, payload in self.journal.replay():
-                obj = json.loads(payload)
-                ev = obj.get("ev")
-                if kind == KIND_SNAPSHOT:
-                    self._restore(obj, seq)
-                elif ev in _ROUND_EVENTS or (
-                        self.table is not None and ev in self.table.decisions()):
-                    self._apply(obj, seq)
-                elif ev == "tilt":
-                    if obj["code"] not in self._jtilts:
-                        self._jtilts.append(obj["code"])
-                elif ev == "tilt_clear":
-                    self._jtilts = [c for c in self._jtilts if c not in obj["codes"]]
-                elif ev == "auth_ok":
-                    self._jctr = max(self._jctr, obj["ctr"])
-                elif ev == "auth_refused":
-                    self._refused_total = max(self._refused_total, obj.get("total", 0))
-                else:
-                    continue  # a log entry (meters_reset): no state in it
-                n += 1
-        finally:
-            self._replaying = False
-        return n
-
-    def _snapshot(self, seq):
-        # Meters must never fall behind the oldest segment the journal keeps.
-        if self._meters_bad is None:
-            # (Damaged meters are never written over: meters-reset keeps them.)
-            self.meters.checkpoint(seq - 1)
-        # The table's state and what the journal must carry across segments: the active
-        # tilts, the auth counter, the highest round number, the refusal count.
-        snap = {"ev": "snap", "cfg": None, "tilts": [a["code"] for a in self.active_tilts()],
-                "ctr": self.auth.counter, "rhw": self._round_hw,
-                "refused": self._refused_total}
-        if self.table is not None:
-            snap["cfg"] = self.table.config()
-            snap["round"] = self.table.round
-            snap["settled"] = self.table.phase == SETTLED
-            snap["events"] = self._events
-        if self.shoe_last is not None:
-            snap["shoe"] = list(self.shoe_last)
-        if self._settle_seqs is not None:
-            snap["settles"] = self._settle_seqs  # so a boot need not scan back for them
-        return _compact(snap)
-
-    def _restore(self, snap, seq=0):
-        self.table = None
-        self._events = []
-        self._hidden_from = 0
-        self._jtilts = list(snap.get("tilts", ()))
-        self._jctr = max(self._jctr, snap.get("ctr", 0))
-        self._round_hw = max(self._round_hw, snap.get("rhw", 0), snap.get("round", 0))
-        self._refused_total = max(self._refused_total, snap.get("refused", 0))
-        self._lost = None
-        shoe = snap.get("shoe")
-        self.shoe_last = tuple(shoe) if shoe else None
-        settles = snap.get("settles")
-        self._settle_seqs = list(settles) if type(settles) is list else None
-        if snap.get("cfg") is None:
-            return
-        self.table = Table(snap["cfg"], rng=self._rng)
-        games.release(self.table.game)  # a replay that crosses games holds one of them
-        self.table.round = snap["round"]
-        if snap.get("settled"):
-            # A settled round stays settled: the next wager opens round + 1, never this
-            # number again (its settlement is in an earlier segment).
-            self.table.phase = SETTLED
-        for ev in snap["events"]:
-            self._apply(ev, seq)
+        # The App behind this controller (pitboss.app), which answers the APP verbs.
+        self.app = None  # type: object
 
     # ---- events ----------------------------------------------------------------------
-    def _apply(self, ev, seq=0):
+    def apply(self, ev, seq=0):
         """Apply one event to the table (raises Refused, changing nothing, if the
         table refuses it); journal it unless replaying (then `seq` is its journal seq).
         Returns the table's answer."""
@@ -428,7 +157,7 @@ class Controller:
             t is None or t.phase in (CONFIGURED, SETTLED))
         if not self._replaying:
             # Any new segment starts now, its snapshot the state before this event.
-            self._reserve()
+            self.reserve()
         if kind == "config":
             if t is not None and t.phase not in ("configured", SETTLED):
                 raise Refused("wrong_phase", "finish or void the round (newround) "
@@ -507,14 +236,14 @@ class Controller:
             self._round_hw = t.round
             self.journal.meta["round"] = self._round_hw  # committed with this event
         if not self._replaying:
-            seq = self._append(ev)
+            seq = self.append(ev)
         if kind == "card":
             if not self._hidden_from:
                 self._hidden_from = seq
         elif kind in ("config", "new", "settle", "void"):
             self._hidden_from = 0
         if kind in ("settle", "void") and self._settle_seqs is not None:
-            # What recall shows and the journal must keep (_is_settle): live, and in a
+            # What recall shows and the journal must keep (is_settle): live, and in a
             # replay on top of the snapshot's list.
             self._settle_seqs = (self._settle_seqs + [seq])[-RECALL_MAX:]
         if kind == "settle" and not self._replaying:
@@ -571,226 +300,11 @@ class Controller:
         if self._lost or t is None or t.phase in ("configured", SETTLED):
             return
         try:
-            self._apply({"ev": "lost", "why": why})
+            self.apply({"ev": "lost", "why": why})
         except Refused:
             self._lost = why  # the journal failed (a storage_error tilt): halt in RAM
 
-    def misdeal(self, code, detail=""):
-        """A card the table did not take as dealt: tilt with the misdeal's own code and
-        mark the round lost. Never raises (the shoe's alarm callback calls it)."""
-        try:
-            self.raise_tilt(code, detail)
-            self._lose(code)
-        except Exception as e:
-            self._fault(e)
-
-    def _reserve(self):
-        self._flush_refusals()
-        try:
-            self.journal.reserve()
-        except JournalFull as e:
-            self.raise_tilt("journal_full", str(e))
-            raise Refused("journal_full", "the journal is full of records not yet "
-                          "exported: pitboss export, then the table goes on")
-        except (OSError, JournalError) as e:
-            self.raise_tilt("storage_error", "journal: %s" % e)
-            raise Refused("storage_error", "the journal could not be written; the table "
-                          "is halted")
-
-    def _append(self, ev):
-        if ev["ev"] == "card" and "t" not in ev and len(ev) <= 3:
-            # A dealt card: its record formatted into a buffer allocated once, the bytes
-            # the dict below would have given (pitboss.store.cardrec; issue 27).
-            t = self.clock()
-            if type(t) is int and t >= 0:
-                return self._journal(self._card_rec.encode(ev["c"], ev.get("s"), t), True)
-        if "t" not in ev:
-            # When: the host's time once it has set the clock. On a copy: the round's
-            # events kept for the next snapshot stay as small as replay needs them.
-            rec = dict(ev)
-            rec["t"] = self.clock()
-            ev = rec
-        # A round's records keep the segment open until its settlement or void
-        # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a card
-        # left on a Pico); between rounds, where exports and recalls run, it is closed.
-        return self._journal(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
-
-    def _journal(self, payload, hold):
-        try:
-            seq = self.journal.append(payload, hold)
-        except JournalFull as e:
-            self.raise_tilt("journal_full", str(e))
-            raise Refused("journal_full", "the journal is full of records not yet "
-                          "exported: pitboss export, then the table goes on")
-        except (OSError, JournalError) as e:
-            # The table is ahead of flash now: halt; a reboot replays what is durable.
-            self.raise_tilt("storage_error", "journal append: %s" % e)
-            raise Refused("storage_error", "the journal could not be written; the table "
-                          "is halted")
-        if self.journal.full:
-            self.raise_tilt("journal_full", "the last free segment is in use: export "
-                            "and acknowledge")
-        return seq
-
-    def _log_event(self, obj):
-        """Journal a log record (no round state). Never raises: the A/B records still
-        hold what it says, and a broken journal is already a tilt."""
-        if self._replaying or self.journal.state != "open":
-            return 0
-        try:
-            if obj["ev"] in ("tilt", "tilt_clear"):
-                # When: the floor's collector reports each tilt and clear with its time
-                # (host_tools/floor); the tilt log's copy is not authenticated.
-                obj["t"] = self.clock()
-            return self.journal.append(_compact(obj))
-        except (OSError, JournalError):
-            return 0
-
-    def raise_tilt(self, code, detail=""):
-        """Halt the table: persisted, logged with the time, shown on the display. Never
-        raises: a tilt that cannot be recorded still halts the table in RAM."""
-        new = code not in [a["code"] for a in self.tilt.active()]
-        try:
-            self.tilt.raise_tilt(code, detail, max(self.journal.last_seq, 0))
-            if new:
-                self._log_event({"ev": "tilt", "code": code})
-        except OSError:
-            pass  # raise_tilt halts in RAM first; the table stays halted this power cycle
-        except Exception:  # the tilt store itself failed: halt here instead
-            self._unrecorded = {"n": 0, "code": code, "detail": detail[:80], "time": 0,
-                                "jseq": 0}
-        try:
-            # A code already active is on the display already: a flood of lines that
-            # re-raise it (bad MACs past the threshold) must not redraw it each time.
-            if self.display is not None and new:
-                self.display.alarm(code.replace("_", " "), detail)
-        except Exception:
-            pass  # a broken display must not hide the tilt from the host
-
-    def halted(self):
-        return self._unrecorded is not None or self.tilt.tilted
-
-    def idle(self):
-        """One idle pass of the main loop (no input waiting): check a few more of the
-        journal records the boot left unchecked (Journal.verify, a few ms of a Pico's
-        flash). Damage found there, or by a read (recall, export), becomes the
-        journal_corrupt tilt, as at boot. Returns the bytes still unchecked."""
-        j = self.journal
-        why = "found by a read"
-        try:
-            if j.state == "open":
-                left = j.verify(_VERIFY_RECORDS)
-                if not left and self._can_erase():
-                    j.prepare()  # a region's next sector erased ahead (ringjournal)
-                return left
-        except JournalCorrupt as e:
-            why = "%s %s" % (e.reason, e.where)
-        except OSError as e:
-            self.raise_tilt("storage_error", "journal check: %s" % e)
-            return 0
-        if j.state == "corrupt" and not self._corrupt_seen:
-            self._corrupt_seen = True
-            self.raise_tilt("journal_corrupt", why)
-            self._show()
-        return 0
-
-    def _can_erase(self):
-        # Never while cards are coming (an erase holds the flash ~45 ms): between rounds,
-        # or before the deal.
-        t = self.table
-        return t is None or t.phase != DEALING
-
-    def active_tilts(self):
-        a = self.tilt.active()
-        if self._unrecorded is not None:
-            a.append(self._unrecorded)
-        return a
-
-    def _fault(self, e):
-        """Something raised that is not a refusal: a bug, or storage failing. Halt, and
-        answer in the protocol's shape (never raises)."""
-        try:
-            if isinstance(e, OSError):
-                code, what = "storage_error", "storage failed"
-            else:
-                code, what = "internal_error", "internal error"
-            detail = "%s: %s %s" % (what, type(e).__name__, e)
-            self.raise_tilt(code, detail[:80])
-            return _err(code, detail + "; the table is halted")
-        except Exception:
-            self._unrecorded = self._unrecorded or {"n": 0, "code": "internal_error",
-                                                    "detail": "", "time": 0, "jseq": 0}
-            return _err("internal_error", "internal error; the table is halted")
-
-    # ---- the shoe ----------------------------------------------------------------------
-    def shoe_alarm(self, code, seq, info):
-        """Callback for pitboss.hw.shoe: every alarm that can mean a lost or wrong card is a
-        misdeal. Never raises."""
-        t = _SHOE_TILTS.get(code)
-        if t is None:
-            return
-        if code == 9 or code == 16:
-            # restart: harmless before the first card of a deal. unresent: before it, a
-            # frame that was lost shows as a gap at the deal's first card (the sequence
-            # runs on across rounds), so only a torn frame in the middle of a deal is
-            # timed as a misdeal, above all its last card (docs/shoe-protocol.md). (The
-            # first 10,000-card Pico run tilted between rounds, after an export.)
-            tb = self.table
-            if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
-                return
-        from pitboss.hw.shoe import NAMES, describe
-        if code in _CARD_INFO:  # the card itself may be face down: say where, not what
-            detail = NAMES[code] + (": seq %d" % seq if seq >= 0 else "")
-        else:
-            detail = describe(code, seq, info)
-        self.misdeal(t, detail)
-
-    def shoe_card(self, card, seq):
-        """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
-        and repeats the shoe itself reports as alarms): dealt as the `card` command is,
-        with the same reply. A card the table refuses, or one arriving while the table
-        is halted, was still dealt on the felt: a misdeal (the round is voided at
-        tilt-clear, never settled misaligned). Never raises."""
-        try:
-            if self.halted():
-                self._lose("card_during_tilt")
-                return _err("tilted", "the table is halted by a tilt (%s): the card is "
-                            "not dealt and the round will be voided"
-                            % ", ".join(a["code"] for a in self.active_tilts()))
-            reply = protocol.call(self._deal_card, (card, seq), self._fault)
-            err = reply.get("error")
-            if err and err["code"] not in ("storage_error", "internal_error"):
-                self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
-                             err["message"][:80])
-                t = self.table
-                if not self._lost and (t is None or t.phase == CONFIGURED):
-                    # No round in play took it or will be voided: the card belongs to
-                    # no shuffle, so the shoe forgets it (the next round's deck holds
-                    # it again: not a duplicate_card).
-                    self._new_shuffle()
-            if reply.get("ok"):
-                # Drawn by redraw() once the shoe has its acknowledgement: the card's
-                # path journals and answers, the display comes after (issue 27).
-                self._stale = True
-            return reply
-        except Exception as e:
-            return self._fault(e)
-
-    def redraw(self):
-        """Draw what dealt cards changed, if anything (after their acknowledgement)."""
-        if self._stale:
-            self._stale = False
-            self._show()
-
-    def _deal_card(self, args):
-        self._table()
-        card, seq = args
-        ev = {"ev": "card", "c": parse(card)}
-        if type(seq) is int and seq >= 0:
-            ev["s"] = seq
-        return self._apply(ev)
-
-    # ---- commands ----------------------------------------------------------------------
+    # ---- commands: one line, dispatched by the verb table (pitboss.verbs) ------------
     def command(self, line):
         """One bench-protocol line -> reply dict. Never raises (see the top of the
         file)."""
@@ -799,305 +313,56 @@ class Controller:
             if not words:
                 return _err("empty", "empty command")
             verb = words[0].lower()
-            fn = self.commands.get(verb)
-            if fn is None:
+            e = VERBS.get(verb)
+            if e is None or (e[1] & APP and self.app is None):
                 return _err("unknown_command", "unknown command %r" % words[0][:32])
-            return self._guarded(verb, fn, words[1:])
+            return self._guarded(verb, e, words[1:])
         except Exception as e:
-            return self._fault(e)
+            return self.fault(e)
 
-    def _guarded(self, verb, fn, args):
+    def _guarded(self, verb, e, args):
+        fn, flags = e
         try:
-            if verb in _TABLE_VERBS and self.halted():
+            if flags & AUTH:
+                return _err("auth_required", "%s needs an authenticated command: auth "
+                            "COUNTER MAC %s ..." % (verb, verb))
+            if flags & ROUND and self.halted():
                 return _err("tilted", "the table is halted by a tilt (%s); an operator "
                             "must clear it" % ", ".join(a["code"]
                                                         for a in self.active_tilts()))
             seq0 = self.journal.last_seq
-            reply = protocol.call(fn, args, self._fault)
+            reply = protocol.call(fn, self, args, self.fault)
             err = reply.get("error")
             if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
                 self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
-            if reply.get("ok") and verb not in _QUIET_VERBS and (
+            if reply.get("ok") and not flags & QUIET and (
                     verb != "newround" or self.journal.last_seq != seq0):
-                self._show()  # (a newround with nothing to close changed nothing)
+                self.show()  # (a newround with nothing to close changed nothing)
             return reply
         except Exception as e:
-            return self._fault(e)
+            return self.fault(e)
 
-    def _table(self):
+    def authenticated(self, verb, rest):
+        """Run an authenticated line's verb (pitboss.verbs.operator.auth has checked its
+        MAC and counter): one the table marks AUTH, with the rest of the line."""
+        e = VERBS.get(verb)
+        if e is None or not e[1] & AUTH or (e[1] & APP and self.app is None):
+            raise Refused("bad_args", "authenticated commands: config JSON, "
+                          "tilt-clear OPERATOR [CODE], meters-reset OPERATOR, "
+                          "export-ack SEQ, %s" % ", ".join(sorted(
+                              v for v in VERBS if VERBS[v][1] & AUTH and VERBS[v][1] & APP
+                              and self.app is not None)))
+        return e[0](self, rest if e[1] & RAW else rest.split())
+
+    def require_table(self):
         if self.table is None:
             raise Refused("not_configured", "the table has no configuration yet "
                           "(an authenticated config command sets it)")
         return self.table
 
-    def cmd_status(self, args):
-        st = {}  # type: dict
-        st.update(self.table.status() if self.table else {"phase": "unconfigured"})
-        st["tilts"] = self.active_tilts()
-        if self._lost:
-            st["lost"] = self._lost  # the round lost a card: tilt-clear voids it
-        st["journal_seq"] = self.journal.last_seq
-        if self.table is not None and self.table.unverified:
-            # issue 30: a placeholder paytable is in use (only service mode lets one in)
-            st["unverified"] = self.table.unverified
-        if self.table is not None:
-            # What each seat holds so far: dealt cards only. Undealt cards and the shoe
-            # order are never known here, so they can never be revealed.
-            # Face-down cards (the dealer's, the banker's, empty positions' packets) are
-            # None until the game shows them (Table.shown).
-            st["hands"] = {str(r): self.table.shown_hand(r)
-                           for r in self.table.recipients()}
-        return st
-
-    def cmd_wager(self, args):
-        t = self._table()
-        if len(args) < 1:
-            raise Refused("bad_args", "usage: wager SEAT KIND=AMOUNT...")
-        seat = _int(args[0], "seat")
-        w = {}
-        for a in args[1:]:
-            k, _, v = a.partition("=")
-            w[k] = _int(v, k)
-        if t.phase == SETTLED:
-            # Checked first: a refused wager must not open the next round.
-            t.check_wager(seat, w)
-            self._apply({"ev": "new"})
-        return self._apply({"ev": "wager", "seat": seat, "w": w})
-
-    def cmd_deal(self, args):
-        self._table()
-        ev = {"ev": "deal"}  # type: dict
-        if args:
-            ev["dice"] = _int(args[0], "dice")
-        return self._apply(ev)
-
-    def cmd_card(self, args):
-        self._table()
-        if len(args) != 1:
-            raise Refused("bad_args", "usage: card CARD (As, 48...)")
-        c = args[0]
-        cid = parse(int(c) if c.isdigit() else c)
-        return self._apply({"ev": "card", "c": cid})
-
-    def cmd_hand(self, args):
-        self._table()
-        if "/" not in args or len(args) < 2:
-            raise Refused("bad_args", "usage: hand SEAT HIGH... / LOW...")
-        seat = _int(args[0], "seat")
-        i = args.index("/")
-        high = [parse(c) for c in args[1:i]]
-        low = [parse(c) for c in args[i + 1:]]
-        return self._apply({"ev": "set", "seat": seat, "high": high, "low": low})
-
-    def cmd_houseway(self, args):
-        self._table()
-        return self._apply({"ev": "hw", "seat": _int(_one(args, "houseway SEAT"), "seat")})
-
-    def cmd_decide(self, args):
-        self._table()
-        if len(args) != 2 or args[1] not in ("play", "fold"):
-            raise Refused("bad_args", "usage: decide SEAT play|fold")
-        return self._apply({"ev": "decide", "seat": _int(args[0], "seat"),
-                            "play": args[1] == "play"})
-
-    def cmd_settle(self, args):
-        self._table()
-        return self._apply({"ev": "settle"})
-
-    def cmd_newround(self, args):
-        t = self._table()
-        if t.phase == CONFIGURED:
-            return t.status()  # nothing to close: nothing changes, nothing journalled
-        return self._apply({"ev": "new"})
-
-    def cmd_recall(self, args):
-        n = _int(args[0], "n") if args else 10
-        if not 1 <= n <= RECALL_MAX:
-            raise Refused("bad_args", "recall 1..%d rounds" % RECALL_MAX)
-        seqs = self._settle_seqs
-        if seqs is None:  # (only while booting) read back through the journal
-            seqs = self.journal.last(n, _is_settle, seqs=True, tick=self.feed)
-        else:
-            # Kept as they are journalled, so recall reads only the rounds it shows
-            # (from the checkpoint before the first), not the segments before them.
-            first = self.journal.first_seq
-            seqs = [q for q in seqs[-n:] if q >= first]
-        rows = Rows(self.journal, seqs, self.feed, raw=self.stream)
-        # The main loop writes the rounds out one at a time as they are read from flash
-        # (pitboss.app.json_writer): 50 rounds held at once would not fit a Pico's heap.
-        return {"rounds": rows if self.stream else list(rows)}
-
-    def cmd_meters(self, args):
-        return {"totals": self.meters.totals(),
-                "games": {g: self.meters.game(g) for g in self.meters.games()}}
-
-    def cmd_clock(self, args):
-        """clock [UNIX]: the table's time; with UNIX (seconds), set it, as the host does
-        when it connects. Journalled ({"ev":"clock","t":new,"was":old}) so the records
-        before and after it can be put on one time line."""
-        clk = self.clock
-        if args:
-            if len(args) != 1 or not args[0].isdigit():
-                raise Refused("bad_args", "usage: clock [UNIX_SECONDS]")
-            t = int(args[0])
-            if not CLOCK_MIN <= t <= CLOCK_MAX:
-                raise Refused("bad_args", "clock %d is not between 2020 and 2100" % t)
-            setter = getattr(clk, "set", None)
-            if setter is None:
-                raise Refused("no_clock", "this controller's clock cannot be set")
-            self._reserve()
-            self._append({"ev": "clock", "t": t, "was": clk()})
-            setter(t)
-        return {"time": clk(), "set": bool(getattr(clk, "is_set", False))}
-
-    def cmd_tilt(self, args):
-        return {"active": self.active_tilts(), "log": self.tilt.log()}
-
-    def _needs_auth(self, args):
-        raise Refused("auth_required", "configuration, tilt clearing, a meters reset "
-                      "and an export acknowledgement need an authenticated command: "
-                      "auth COUNTER MAC ...")
-
-    def cmd_auth(self, args):
-        ok, reason, cmd = self.auth.check_line("auth " + " ".join(args))
-        if reason == "store_error":
-            # The counter could not be saved (a flash write failed): a storage fault, not
-            # the sender's mistake.
-            self.raise_tilt("storage_error", "auth counter could not be saved")
-            raise Refused("storage_error", "the authentication counter could not be "
-                          "written; the table is halted")
-        if not ok:
-            self._log_refusal(reason, cmd)
-            raise Refused(reason, "authenticated command refused: %s"
-                                         % reason)
-        self._flush_refusals()
-        self._log_event({"ev": "auth_ok", "ctr": self.auth.counter})
-        words = cmd.split(None, 1)
-        verb = words[0].lower() if words else ""
-        rest = words[1] if len(words) > 1 else ""
-        if verb == "config":
-            try:
-                cfg = json.loads(rest)
-            except ValueError:
-                raise Refused("bad_args", "config takes one JSON object")
-            if self.halted():
-                raise Refused("tilted", "clear the tilt before changing "
-                                             "the configuration")
-            return self._apply({"ev": "config", "cfg": cfg})
-        if verb == "tilt-clear":
-            return self._clear_tilt(rest.split())
-        if verb == "meters-reset":
-            return self._meters_reset(rest.split())
-        if verb == "export-ack":
-            return self._export_ack(rest.split())
-        fn = self.auth_commands.get(verb)
-        if fn is not None:
-            return fn(rest.split())
-        raise Refused("bad_args", "authenticated commands: config JSON, "
-                                     "tilt-clear OPERATOR [CODE], meters-reset OPERATOR, "
-                                     "export-ack SEQ, %s"
-                                     % ", ".join(sorted(self.auth_commands)))
-
     def between_rounds(self):
         """True when no round is in play (nothing dealt that a change could orphan)."""
         return self.table is None or self.table.phase in ("configured", SETTLED)
-
-    def _log_refusal(self, reason, cmd):
-        # Counted, and journalled in aggregate (not one record per line: a flood of bad
-        # lines must not fill the journal): at the 1st, 2nd, 4th, 8th... refusal and
-        # before the next record of any other kind. A power cut loses at most the count
-        # since the last of those.
-        self._refused[reason] = self._refused.get(reason, 0) + 1
-        self._refused_n += 1
-        self._refused_cmd = cmd[:40]
-        self._refused_total += 1
-        n = self._refused_total
-        if n & (n - 1) == 0:
-            self._flush_refusals()
-        if self.auth.failures >= _BAD_MAC_TILT:
-            self.raise_tilt("bad_mac", "%d refused authenticated commands in a row"
-                       % self.auth.failures)
-
-    def _flush_refusals(self):
-        if not self._refused_n or self._replaying or self.journal.state != "open":
-            return
-        rec = {"ev": "auth_refused", "n": self._refused_n, "total": self._refused_total,
-               "reasons": self._refused, "cmd": self._refused_cmd}
-        self._refused = {}
-        self._refused_n = 0
-        self._log_event(rec)
-
-    def _clear_tilt(self, args):
-        if not args:
-            raise Refused("bad_args", "usage: tilt-clear OPERATOR [CODE]")
-        try:
-            check_operator(args[0])
-        except ValueError as e:
-            raise Refused("bad_args", str(e))
-        if len(args) > 1 and args[1] not in TILT_CODES:
-            raise Refused("bad_args", "unknown tilt code %r" % args[1])
-        codes = [a["code"] for a in self.tilt.active()]
-        one = args[1] if len(args) > 1 else None
-        if "meters_corrupt" in codes and one in (None, "meters_corrupt") and \
-                self._meters_bad is not None:
-            raise Refused("meters_corrupt", "the meters are damaged (%s): an authenticated "
-                          "meters-reset OPERATOR sets them aside and starts new ones; "
-                          "clearing the tilt alone would zero them" % self._meters_bad)
-        if "journal_full" in codes and one in (None, "journal_full") and self.journal.full:
-            raise Refused("journal_full", "the journal is still full: export and "
-                          "acknowledge it first (pitboss export)")
-        if "journal_corrupt" in codes and (len(args) < 2 or args[1] == "journal_corrupt"):
-            # The damaged journal is set aside (kept for investigation), never replayed;
-            # numbering continues after the highest seq ever seen.
-            self.table = None
-            self._events = []
-            self._lost = None
-            self.journal.quarantine(self.meters.seq + 1)
-            self._corrupt_seen = False
-            self._settle_seqs = []  # they were in the journal set aside
-        cleared = self.tilt.clear(args[0], args[1] if len(args) > 1 else None)
-        if cleared:
-            self._log_event({"ev": "tilt_clear", "codes": cleared, "op": args[0]})
-        if self._unrecorded is not None and (len(args) < 2
-                                             or args[1] == self._unrecorded["code"]):
-            cleared.append(self._unrecorded["code"])
-            self._unrecorded = None
-        reply = {"cleared": cleared, "active": self.active_tilts()}
-        if self._lost and cleared:
-            # The misdealt round is voided, never settled misaligned: wagers returned,
-            # journalled (recall shows it).
-            reply["voided"] = self._apply({"ev": "void"})["result"]
-        self._show()
-        return reply
-
-    def _meters_reset(self, args):
-        """meters-reset OPERATOR (authenticated): only for damaged meters. The damaged
-        copies are kept beside the record (NAME.SEQ.bad), new meters start at the
-        journal's last seq (every settlement before it is in the kept copies and the
-        journal or its export), the reset is journalled, and meters_corrupt cleared."""
-        if len(args) != 1:
-            raise Refused("bad_args", "usage: meters-reset OPERATOR")
-        try:
-            check_operator(args[0])
-        except ValueError as e:
-            raise Refused("bad_args", str(e))
-        if self._meters_bad is None:
-            raise Refused("wrong_phase", "the meters are not damaged: lifetime meters are "
-                          "never reset")
-        if self.journal.state != "open":
-            raise Refused("journal_corrupt", "clear journal_corrupt first (the reset "
-                          "must be journalled)")
-        seq = self.journal.last_seq
-        kept = self.meters.reset(seq)
-        self._log_event({"ev": "meters_reset", "op": args[0], "reason": self._meters_bad,
-                         "kept": kept, "seq": seq})
-        self._meters_bad = None
-        cleared = self.tilt.clear(args[0], "meters_corrupt")
-        if cleared:
-            self._log_event({"ev": "tilt_clear", "codes": cleared, "op": args[0]})
-        self._show()
-        return {"reset": seq, "kept": kept, "cleared": cleared,
-                "active": self.active_tilts()}
 
     # ---- export ------------------------------------------------------------------------
     def export_limit(self):
@@ -1105,50 +370,8 @@ class Controller:
         until it settles (nothing hidden leaves before the game reveals it)."""
         return self._hidden_from - 1 if self._hidden_from else self.journal.last_seq
 
-    def cmd_export(self, args):
-        """export FROM [N]: up to N records from seq FROM, each with its kind, the CRC-32
-        it has on flash and an HMAC-SHA256 under the board's key over
-        "SEQ KIND CRC " + payload, so the host can prove where each came from."""
-        if not 1 <= len(args) <= 2:
-            raise Refused("bad_args", "usage: export FROM [N]")
-        start = _int(args[0], "from")
-        n = _int(args[1], "n") if len(args) > 1 else EXPORT_MAX
-        if start < 1 or not 1 <= n <= EXPORT_MAX:
-            raise Refused("bad_args", "export FROM (>= 1) [N (1..%d)]" % EXPORT_MAX)
-        mac = self.auth.mac()
-        if mac is None:
-            raise Refused("no_key", "export needs the board's key (provision first)")
-        if self.journal.state != "open":
-            raise Refused("journal_corrupt", "the journal is %s" % self.journal.state)
-        limit = self.export_limit()
-        recs = ExportRows(self.journal, start, n, limit, mac, self.feed, raw=self.stream)
-        # The main loop writes the records out one at a time as they are read and signed
-        # (pitboss.app.json_writer): a reply of 4 KB of payloads held as records, their
-        # text and their MACs at once took ~16 KB of a Pico's heap (issue 11: the lowest
-        # free heap of a 200-round Pai Gow session fell under 64 KB at its first export).
-        return {"records": recs if self.stream else list(recs),
-                "first": self.journal.first_seq, "last": limit, "acked": self.journal.acked}
-
-    def _export_ack(self, args):
-        """export-ack SEQ (authenticated): the host has stored every record up to SEQ.
-        Their segments may then be deleted when space is needed; journal_full clears."""
-        seq = _int(_one(args, "export-ack SEQ"), "seq")
-        if not self.journal.acked <= seq <= self.export_limit():
-            raise Refused("bad_args", "export-ack takes %d..%d, got %d"
-                          % (self.journal.acked, self.export_limit(), seq))
-        self.journal.acknowledge(seq)
-        cleared = []
-        if not self.journal.full and "journal_full" in [a["code"]
-                                                        for a in self.tilt.active()]:
-            cleared = self.tilt.clear("export", "journal_full")
-            if cleared:
-                self._log_event({"ev": "tilt_clear", "codes": cleared, "op": "export"})
-            self._show()
-        return {"acked": seq, "first": self.journal.first_seq, "full": self.journal.full,
-                "cleared": cleared}
-
     # ---- display -----------------------------------------------------------------------
-    def _show(self):
+    def show(self):
         """Redraw the display. A display that fails is a display_fault tilt (play halts
         until an operator clears it) and is let go: the table then runs without it
         (issue 11). It never undoes or hides the command that was applied and journalled."""
@@ -1186,141 +409,32 @@ class Controller:
 
 
 # The events a boot's replay applies to the table (and the configured game's decisions:
-# Table.decisions()).
-_ROUND_EVENTS = ("config", "new", "wager", "deal", "card", "settle", "lost", "void")
-# Events after which the journal's segment is closed (Journal.append's hold): the round
-# is over, the table reconfigured, or the event is not a round's (the host's clock).
-_CLOSING_EVENTS = ("settle", "void", "config", "clock")
-# Commands that only read: what the display shows cannot have changed, so no redraw. A
-# redraw of a settled seven-seat table is 1 KB over I2C: measured on the emulated Pico,
-# `version` took 75.8 ms with it and 9.3 ms without, `status` 143.8 and 77.1 ms.
-_QUIET_VERBS = ("status", "recall", "meters", "tilt", "export", "version", "deck",
-                "verify", "mem", "screen", "rank", "best", "games")
-# Commands that move the round; refused while a tilt is active.
-_TABLE_VERBS = ("wager", "deal", "card", "hand", "houseway", "decide", "settle",
-                "newround")
 
 
-def now_ms():
-    f = getattr(time, "ticks_ms", None)  # MicroPython; CPython has no ticks
-    return f() if f is not None else int(time.time() * 1000)
-
-
-def _lap(into, step, t0):
-    """into[step] = ms since t0 (the ticks counter wraps: small differences only)."""
-    t = now_ms()
-    into[step] = (t - t0) & 0x3FFFFFFF
-    return t
+def _same(a, b):
+    """Is `a` (what the engine returned) the value `b` (the same, read back from its JSON)
+    stands for: tuples as lists, int keys as strings, True not 1? Compared in place: a
+    replayed Pai Gow settlement compared through a JSON round trip held four copies of a
+    ~2 KB result at once, and raised MemoryError on a fragmented Pico heap (issue 11)."""
+    if isinstance(a, dict):
+        if type(b) is not dict or len(a) != len(b):
+            return False
+        for k in a:
+            kb = k if type(k) is str else str(k)
+            if kb not in b or not _same(a[k], b[kb]):
+                return False
+        return True
+    if isinstance(a, (list, tuple)):
+        if type(b) is not list or len(a) != len(b):
+            return False
+        for i in range(len(a)):
+            if not _same(a[i], b[i]):
+                return False
+        return True
+    if type(a) is bool or type(b) is bool:
+        return a is b
+    return type(a) is type(b) and a == b
 
 
 def _nothing():
     pass
-
-
-class Rows:
-    """recall's rounds, read from the journal one record at a time, oldest first, as
-    they are iterated (one pass from the first seq): nothing but the seqs is held."""
-
-    stream_rows = True  # what pitboss.app.json_writer looks for
-
-    def __init__(self, journal, seqs, feed=None, raw=False):
-        self.journal = journal
-        self.seqs = seqs
-        self.feed = feed or _nothing
-        # raw: each result left as its stored JSON (a memoryview), for json_writer to
-        # write in small pieces, where the record allows it (_raw_result).
-        self.raw = raw
-
-    def __len__(self):
-        return len(self.seqs)
-
-    def __iter__(self):
-        seqs = self.seqs
-        i = 0
-        if not seqs:
-            return
-        for seq, _, payload in self.journal.records(seqs[0]):
-            self.feed()
-            if seq != seqs[i]:
-                continue
-            r = _raw_result(payload) if self.raw else None
-            if r is not None:
-                yield {"seq": seq, "game": r[0], "round": r[1], "result": r[2]}
-            else:
-                r = json.loads(payload)
-                yield {"seq": seq, "game": r["game"], "round": r["round"],
-                       "result": r["result"]}
-            i += 1
-            if i == len(seqs):
-                return
-
-
-class ExportRows:
-    """export's records from seq `start`, read, signed and handed out one at a time as
-    they are iterated: up to n records, none after `limit`, and no more payload bytes
-    than _EXPORT_BYTES (one record at least)."""
-
-    stream_rows = True  # what pitboss.app.json_writer looks for
-
-    def __init__(self, journal, start, n, limit, mac, feed=None, raw=False):
-        self.journal = journal
-        self.start = start
-        self.n = n
-        self.limit = limit
-        self.mac = mac
-        self.feed = feed or _nothing
-        # raw: each payload left as the bytes read, for json_writer to write as a JSON
-        # string in small pieces (a Pai Gow settlement is 2.3 KB: no str copy of it).
-        self.raw = raw
-
-    def __iter__(self):
-        from binascii import hexlify
-
-        k = size = 0
-        mac = self.mac
-        for seq, kind, payload, crc in self.journal.records_crc(self.start):
-            if seq > self.limit or k >= self.n or (k and size + len(payload) > _EXPORT_BYTES):
-                return
-            self.feed()
-            size += len(payload)
-            k += 1
-            # export_message(), fed to the MAC in two parts: no copy of the payload
-            h = mac.start()
-            h.update(export_header(seq, kind, crc))
-            h.update(payload)
-            yield {"seq": seq, "kind": chr(kind), "crc": crc,
-                   "mac": hexlify(mac.finish(h)).decode(),
-                   "payload": payload if self.raw else payload.decode()}
-
-
-def _is_settle(kind, payload):
-    # A round's end: settled, or voided after a misdeal (recall shows both).
-    return b'"ev":"settle"' in payload or b'"ev":"void"' in payload
-
-
-def export_header(seq, kind, crc):
-    """What an exported record's MAC covers before its payload."""
-    return ("%d %d %d " % (seq, kind, crc)).encode()
-
-
-def export_message(seq, kind, crc, payload):
-    """What an exported record's MAC covers (the host builds the same bytes)."""
-    return export_header(seq, kind, crc) + bytes(payload)
-
-
-def _err(code, message):
-    return {"ok": False, "error": {"code": code, "message": message}}
-
-
-def _int(text, what):
-    try:
-        return int(text)
-    except (ValueError, TypeError):
-        raise Refused("bad_args", "%s must be an integer, got %r"
-                                     % (what, text))
-
-
-def _one(args, usage):
-    if len(args) != 1:
-        raise Refused("bad_args", "usage: " + usage)
-    return args[0]

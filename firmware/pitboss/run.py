@@ -10,10 +10,10 @@ if service.requested(board.get()):
     micropython.kbd_intr(3)  # Ctrl-C interrupts again: the REPL is the point of service
     print("PITBOSS service mode: the table runs; Ctrl-C for the REPL (flashing, "
           "provisioning); release the service switch and reset for production")
-    from pitboss.app import main
+    from pitboss.loop import main
 
     main(service=True)
 else:
-    from pitboss.app import main
+    from pitboss.loop import main
 
     main()

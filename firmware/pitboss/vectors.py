@@ -83,11 +83,11 @@ def _houseway(p, text, arg):
     """The house way named first in `arg` sets the seven cards: are the ranks in front
     the ones `arg` lists? (Imported here only: a vector file of house ways is Pai Gow.)"""
     from pitboss.rules.cards import JOKER, RANKS
-    from pitboss.games import houseways, paigow
+    from pitboss.games import houseways, paigow, paigow_way
 
     words = arg.split()
     try:
-        high, low, rule = paigow.house_way(p, parse_hand(text), houseways.way(words[0]))
+        high, low, rule = paigow_way.house_way(p, parse_hand(text), houseways.way(words[0]))
     except Refused as e:
         return "refused: %s" % e.code
     got = sorted(RANKS[12 if c == JOKER else c >> 2] for c in low)  # joker: ace (PR A)

@@ -1,7 +1,7 @@
 """Many tables for the floor's load and failure tests: the real firmware (pitboss.app on
 CPython, the same controller, journal, meters and auth as a board's) behind one pty a
 table, each answering the bench protocol exactly as a production board's main loop
-does (pitboss.app.pump), while a dealer in the same process plays seeded rounds on it
+does (pitboss.loop.pump), while a dealer in the same process plays seeded rounds on it
 (wagers, the deal, each card, decisions, settlement; host_tools.table_host.plan_round).
 
     python -m host_tools.floor.simfloor --dir DIR --tables 10 [--prefix sim] [--rounds 5]
@@ -75,6 +75,7 @@ class Out:
 class SimTable:
     def __init__(self, floor, ident, index, game):
         from pitboss import app as appmod
+        from pitboss import loop
         from pitboss.store.osfs import OsFS
 
         self.floor = floor
@@ -86,7 +87,7 @@ class SimTable:
         self.app = appmod.App(SimHW(), root=self.root, check_firmware=False,
                               fs=OsFS(durable=False))
         self.ctl = self.app.ctl
-        self.ctl.stream = True  # as pitboss.app.main sets it: rows written as read
+        self.ctl.stream = True  # as pitboss.loop.main sets it: rows written as read
         keys = floor.keys
         if fresh or not keys.key_path(ident).exists():
             from pitboss.store import auth
@@ -105,9 +106,9 @@ class SimTable:
             if not r.get("ok"):
                 raise RuntimeError("%s: configuration refused: %s" % (ident, r))
         self.out = Out()
-        self.write = appmod.json_writer(self.out)
-        self.reader = appmod.LineReader()
-        self.pump = appmod.pump
+        self.write = loop.json_writer(self.out)
+        self.reader = loop.LineReader()
+        self.pump = loop.pump
         self.master, slave = pty.openpty()
         tty.setraw(slave)
         # The slave end stays open here too: a collector that closes it (or has not

@@ -283,11 +283,11 @@ if (ctlPath) {
 }
 
 // The loop's idle passes. A board's loop polls its input every few ms whether or not a
-// byte came (pitboss.app.serve), which is what checks the shoe's timers: a torn frame
+// byte came (pitboss.loop.serve), which is what checks the shoe's timers: a torn frame
 // nothing intact follows within RESEND_MS is a misdeal (docs/shoe-protocol.md). This VM
 // cannot block, so the bridge runs an empty pass of the loop every TICK_MS while the loop
 // owns the port. Flash is written back only when a pass changed something the loop
-// reports (pitboss.app.pump's return: the journal's last seq and the tilt count).
+// reports (pitboss.loop.pump's return: the journal's last seq and the tilt count).
 const TICK_MS = 50;
 let lastMark = null;
 function tick() {

@@ -3,12 +3,12 @@
 from pitboss.rules import profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
-from pitboss.games import houseways, paigow
+from pitboss.games import houseways, paigow, paigow_way
 
 P = profiles.get("pr-pai-gow")
 for name in ("gold-star", "foxwoods", "gold-star-frixo", "gold-star-icb"):  # (_WAYS: a const)
     w = houseways.way(name)
-    print(name, len(w) // 16, paigow.house_way(P, parse_hand("9s 9d 9c 2h 2d As Kc"), w)[2])
+    print(name, len(w) // 16, paigow_way.house_way(P, parse_hand("9s 9d 9c 2h 2d As Kc"), w)[2])
 gs = houseways.way("gold-star")
 rows = [list(gs[i:i + 16]) for i in range(0, len(gs), 16)]
 last = [i for i in range(len(rows)) if rows[i][0] == 11][-1]

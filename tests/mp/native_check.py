@@ -64,15 +64,15 @@ for gid in ("nj-5card", "pr-pai-gow", "pr-pai-gow-a5-low"):
             assert evaluator.score_frame(p, bytes(h), 0) == want, (gid, h)
             checked += 1
 # The house way's 21 settings in one call: each the core's score of its two hands.
-from pitboss.games import paigow  # noqa: E402
-p, low = profiles.get("pr-pai-gow"), paigow.low()
+from pitboss.games import paigow, paigow_rules, paigow_way  # noqa: E402
+p, low = profiles.get("pr-pai-gow"), paigow_rules.low()
 for _ in range(300):
     deck = list(range(52))
     h = [deck.pop(rng.below(len(deck))) for _ in range(7)]
-    assert evaluator._n5.seven(p.fast, h, paigow._W, low.fast) == evaluator._eval(p, h, 7)
-    for k, (hi, lo) in enumerate(paigow.settings(h)):
-        assert paigow._W[k] == evaluator._eval(p, hi, 5), h
-        assert paigow._W[21 + k] == evaluator._eval(low, lo, 2), h
+    assert evaluator._n5.seven(p.fast, h, paigow_way._W, low.fast) == evaluator._eval(p, h, 7)
+    for k, (hi, lo) in enumerate(paigow_rules.settings(h)):
+        assert paigow_way._W[k] == evaluator._eval(p, hi, 5), h
+        assert paigow_way._W[21 + k] == evaluator._eval(low, lo, 2), h
     checked += 1
 
 # evaluator.check's native pass (native5.valid) accepts exactly what the bytecode walk

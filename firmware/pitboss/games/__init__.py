@@ -62,7 +62,8 @@ def module(game):
 
 
 # Modules a family imports beside itself (released with the last family that uses them).
-_HELPERS = (("dealer", ("caribbean", "threecard")),)
+_HELPERS = (("dealer", ("caribbean", "threecard")), ("paigow_rules", ("paigow",)),
+            ("paigow_way", ("paigow",)))
 
 
 def release(game):

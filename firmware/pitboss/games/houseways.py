@@ -1,13 +1,13 @@
 # Pai Gow Poker house ways as data: the published ways, and the check every way (a
 # published one or a casino's own, submitted as data) goes through before a table uses
-# it. pitboss.games.paigow.house_way() is the one engine that interprets them. Imported
+# it. pitboss.games.paigow_way.house_way() is the one engine that interprets them. Imported
 # only when the configured game is Pai Gow (games/paigow.py imports it).
 #
 # A WAY is bytes: rules of 16 small ints each, tried in order. The hand's CLASS comes
 # from its rank pattern, the joker counted as an ace (PR A: puerto-rico-pai-gow-poker-
 # ranks.es.txt): _CLASSES below. For that class the first rule whose conditions all hold
 # and whose action finds a setting sets the hand:
-#   [0] class  [1] rule name (index into paigow._RULES: what the result reports)
+#   [0] class  [1] rule name (index into paigow_rules._RULES: what the result reports)
 #   [2..13] four conditions (subject, lo, hi): the subject's rank (deuce 0 .. ace 12)
 #       lies in lo..hi; subject 0 = no condition. Subjects (SUBJECTS): Q the four of a
 #       kind, T0 the highest three of a kind, P0 the highest pair, PL the lowest pair, S0
@@ -39,7 +39,7 @@ _NPICK = const(8)
 _CLASSES = const(("five_aces", "quads_trips", "quads_pair", "quads", "two_trips",
                   "full_house_two_pairs", "full_house", "three_pair", "two_pair", "trips",
                   "one_pair", "no_pair"))
-# The rule names (rule byte 1) are paigow._RULES: _NNAMES of them.
+# The rule names (rule byte 1) are paigow_rules._RULES: _NNAMES of them.
 _NNAMES = const(24)
 
 # What a pick needs of each class, and whether FRONT with it can foul. One byte per
@@ -47,7 +47,7 @@ _NNAMES = const(24)
 # but can foul (the high hand can rank below the low); 2 not always available: allowed
 # only when a condition of the rule names the subject(s) the pick takes (bit 3 of the
 # byte below). Worked out from each class's pattern (its counts of quads, trips, pairs
-# and singles) and the foul rule of paigow.outranks; tests/test_houseways.py checks every
+# and singles) and the foul rule of paigow_rules.outranks; tests/test_houseways.py checks every
 # entry against every rank pattern of seven cards.
 _PICKABLE = const(
     # S0S1 S1S2 P0  PL  T0 T0S0  Q  AA
@@ -172,7 +172,7 @@ _ICB_2P = const(
     b"\x08\x02\x03\x05\x0b\x05\x00\x0b\x00\x00\x00\x00\x00\x00\x01\x03"
     b"\x08\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00"
 )
-# (Trump Plaza's rule is in _GOLD_STAR above: paigow.two_pair_rule(paigow.TRUMP_PLAZA)
+# (Trump Plaza's rule is in _GOLD_STAR above: paigow_rules.two_pair_rule(paigow_rules.TRUMP_PLAZA)
 # compiles to the same bytes; low+low and low+medium kept with a king or better,
 # low+high and medium+medium with an ace; everything else split.)
 
@@ -250,7 +250,7 @@ def way(v, two_pair=None):
     way does). two_pair (with "gold-star" only): another two-pair rule for the Gold Star
     way, as (conditions, keep) pairs: keep True puts both pairs behind and the two
     highest singles in front, False splits (the lower pair in front); the first whose
-    conditions hold applies, the last has none (paigow.two_pair_rule builds them)."""
+    conditions hold applies, the last has none (paigow_rules.two_pair_rule builds them)."""
     ways = _WAYS
     if v is None:  # the default
         v = ways[0]

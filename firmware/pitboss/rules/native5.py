@@ -143,7 +143,7 @@ def seven(t, cards, out, t2) -> int:
     hands them to the core): each of the 21 five-card subsets scored by the five-card
     arithmetic above from its rank bits, the best kept in a register. With `out` (an
     array("I") of 42) and t2 (the two-card table, evaluator._T2N): setting k of
-    paigow.SPLITS (cards i, j left out: the low hand) gets its five-card score in
+    paigow_rules.SPLITS (cards i, j left out: the low hand) gets its five-card score in
     out[k] and the score of cards i, j from t2 in out[21 + k] (Pai Gow's house way)."""
     x0, x1, x2, x3, x4, x5, x6 = cards
     c = ptr8(_c7)
@@ -379,7 +379,7 @@ def valid(cards, joker: int) -> int:
 
 @micropython.viper
 def ranks7(cards, rk, cnt, by) -> int:
-    """Pai Gow's rank counts (paigow._groups) of seven checked cards, the joker an ace
+    """Pai Gow's rank counts (paigow_way._groups) of seven checked cards, the joker an ace
     (PR A): rk[i] the rank of card i, cnt[r] how many of rank r (a bytearray of 13,
     cleared here), and each rank held appended to by[its count], highest first."""
     r = ptr8(rk)
@@ -413,8 +413,8 @@ def ranks7(cards, rk, cnt, by) -> int:
 
 @micropython.viper
 def front(rk, a: int, b: int, w) -> int:
-    """paigow._front() over settings seven() ranked into w: the setting (index k of
-    paigow.SPLITS) whose low hand's ranks (rk: the seven cards' ranks) are a and b,
+    """paigow_way._front() over settings seven() ranked into w: the setting (index k of
+    paigow_rules.SPLITS) whose low hand's ranks (rk: the seven cards' ranks) are a and b,
     with the best high score w[k], then the best low score w[21 + k], the first in
     SPLITS order on a tie; -1 if none."""
     r = ptr8(rk)

@@ -1,0 +1,448 @@
+# The table's main loop on the USB serial port: protocol lines in (refused whole when
+# not printable ASCII or too long), replies out as JSON streamed into the port, the
+# shoe's cards dealt and acknowledged between lines, the watchdog fed; it never exits.
+# Every board runs main() from /main.py, in production and in service mode. The virtual
+# board's VM cannot block on stdin, so its bridge calls one pass of the same loop per
+# burst of input (pump).
+import json
+
+import gc
+
+from pitboss import app as _wiring
+from pitboss.compat import const
+from pitboss.hw import board as _board
+
+_LINE_MAX = const(512)  # a longer line is refused whole (bad_format), never cut and run
+# Bytes taken from the serial line per pass before the shoe is served again: the line is
+# drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
+# megabyte of junk cannot starve the shoe's UART (256-byte rxbuf, ~270 ms at 9600 baud).
+_DRAIN_MAX = const(1024)
+# Bytes read at once where the board says how many wait (serve's waiting()): MicroPython's
+# USB stdin ring buffer holds at most 511.
+_CHUNK = const(256)
+# What one skip() (up to a ring buffer of junk dropped, no Python work per byte) counts
+# against _DRAIN_MAX: 64 of them per pass, so the shoe is still served every few ms.
+_SKIP_COST = const(16)
+# A collection whenever this many bytes were allocated since the last one (MicroPython
+# otherwise collects only when the heap is full, so the garbage of replies and parsed
+# lines would take the free heap down to nothing between collections). How 2 KB was
+# chosen against the lowest free heap of the Pico's sessions: docs/bench.md, "The
+# collector's threshold". A board may set its own (boards/pico.py gc_every(): 8 KB on
+# the pitboss image, whose code is in ROMFS); the loop also collects after each dealt
+# card (serve).
+GC_EVERY = 2048
+# Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
+# 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
+WDT_MS = 8000
+
+
+_REFUSED = {"ok": False, "error": {
+    "code": "bad_format",
+    "message": "line refused: not printable ASCII, or longer than %d bytes" % _LINE_MAX}}
+
+
+class LineReader:
+    """Bytes in, protocol lines out. A line ends at CR or LF; one holding a byte outside
+    printable ASCII (Ctrl-C, NUL, 0xFF, invalid UTF-8...) or longer than _LINE_MAX is
+    refused whole, never cut and run: the rest of a long line is discarded up to its
+    newline. feed(byte) -> None (no line yet), a str line, or False (refused). The line
+    buffer is allocated once."""
+
+    def __init__(self):
+        self.buf = bytearray(_LINE_MAX)
+        self.n = 0
+        self.bad = False
+
+    def feed(self, b):
+        if b == 10 or b == 13:
+            n = self.n
+            self.n = 0
+            if self.bad:
+                self.bad = False
+                return False
+            if not n:
+                return None
+            return bytes(self.buf[:n]).decode()  # printable ASCII only: cannot fail
+        if self.bad:
+            return None
+        if b < 32 or b > 126 or self.n >= _LINE_MAX:
+            self.bad = True
+        else:
+            self.buf[self.n] = b
+            self.n += 1
+        return None
+
+    def extend(self, buf, n, line):
+        """feed() over buf[0:n], calling line(result) for each line or refusal. The rest
+        of a refused line is skipped in bulk, find() of its end, not a byte at a time
+        (issue 29: a 1 MB junk line cost ~62 us a byte on a Pico)."""
+        i = 0
+        while i < n:
+            if self.bad:
+                j = buf.find(b"\n", i, n)
+                k = buf.find(b"\r", i, n if j < 0 else j)
+                if k >= 0:
+                    j = k
+                if j < 0:
+                    return
+                self.bad = False
+                self.n = 0
+                line(False)
+                i = j + 1
+                continue
+            r = self.feed(buf[i])
+            i += 1
+            if r is not None:
+                line(r)
+
+
+def _internal(where, e):
+    return {"ok": False, "error": {"code": "internal",
+                                   "message": ("%s: %r" % (where, e))[:80]}}
+
+
+def _answer(a, line, write):
+    if line is False:
+        write(_REFUSED)
+        return
+    try:
+        reply = a.ctl.command(line)
+    except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
+        reply = _internal("command", e)
+    write(reply)
+
+
+def _deal(a, write):
+    """Deal what the shoe delivered and write the replies; how many there were."""
+    n = 0
+    try:
+        for reply in a.poll():
+            reply["src"] = "shoe"  # not an answer to a line: the host tells them apart
+            write(reply)
+            n += 1
+    except Exception as e:  # noqa: BLE001
+        write(_internal("shoe", e))
+        n += 1
+    return n
+
+
+class _Down:
+    """A table that could not start (its App raised): the loop still owns the port and
+    answers every line with the reason, rather than ending main.py into the REPL."""
+
+    def __init__(self, why):
+        self.ctl = self
+        self.why = why
+        self.stream = True  # what main() sets on a Controller
+        self.feed = None
+
+    def poll(self):
+        return []
+
+    def note_mem(self):
+        pass
+
+    def idle(self):
+        pass
+
+    def command(self, line):
+        return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
+
+
+def json_writer(stream):
+    """write(reply) for the serial line: json.dump streams the reply straight into the
+    port (MicroPython's json writes piece by piece), so no reply becomes one large string
+    on the heap; a value marked stream_rows (recall's pitboss.verbs.records.Rows, export's
+    ExportRows) is written one row at a time as it is read, so `recall 50` never holds
+    50 rounds, nor `export` 4 KB of records with their MACs."""
+    w = stream.write
+
+    def write(reply):
+        rows = None
+        for k in reply:
+            if getattr(reply[k], "stream_rows", False):
+                rows = k
+        if rows is None:
+            json.dump(reply, stream)
+            w("\n")
+            return
+        w("{")
+        for k in reply:
+            if k != rows:
+                json.dump(k, stream)
+                w(": ")
+                json.dump(reply[k], stream)
+                w(", ")
+        json.dump(rows, stream)
+        w(": [")
+        n = 0
+        try:
+            for row in reply[rows]:
+                if n:
+                    w(", ")
+                if type(row.get("payload")) is bytes:  # ExportRows' raw payload
+                    _write_record(w, stream, row, "payload")
+                elif type(row.get("result")) is memoryview:  # Rows' stored result
+                    _write_record(w, stream, row, "result")
+                else:
+                    json.dump(row, stream)
+                n += 1
+        except Exception as e:  # noqa: BLE001  (a record unreadable mid-reply: say so)
+            w('], "truncated": ')
+            json.dump(("%s: %s" % (type(e).__name__, e))[:80], stream)
+            w("}\n")
+            return
+        w("]}\n")
+    return write
+
+
+def _write_record(w, stream, row, raw):
+    """A row with one field as stored bytes, written 64 bytes at a time (never one str
+    of it), the other fields by json.dump. raw "payload" (an export row): the record's
+    bytes as a JSON string; it is the firmware's own compact JSON, so only its quotes and
+    backslashes need escaping (json.dumps escaped every control character in it).
+    raw "result" (a recall row): the stored result's JSON (a memoryview), as it is. A
+    piece never ends inside a UTF-8 sequence."""
+    w("{")
+    for k in row:
+        if k != raw:
+            json.dump(k, stream)
+            w(": ")
+            json.dump(row[k], stream)
+            w(", ")
+    quote = raw == "payload"
+    w('"payload": "' if quote else '"result": ')
+    b = row[raw]
+    mv = memoryview(b)
+    i, n = 0, len(b)
+    while i < n:
+        j = i + 64
+        if j >= n:
+            j = n
+        else:
+            while j > i + 1 and b[j] & 0xC0 == 0x80:  # a UTF-8 continuation byte
+                j -= 1
+        if quote:
+            w(str(mv[i:j], "utf-8").replace("\\", "\\\\").replace('"', '\\"'))
+        else:
+            w(str(mv[i:j], "utf-8"))
+        i = j
+    w('"}' if quote else "}")
+
+
+def main(service=False):
+    """The table's main loop on the USB serial port; it never returns. In production
+    Ctrl-C is switched off so the port offers no REPL (pitboss.service, docs/security.md);
+    in service mode (service=True) Ctrl-C stays on, so mpremote can break into the REPL
+    to flash or verify, and a soft reset afterwards starts this loop again."""
+    import sys
+
+    import micropython
+
+    if not service:
+        micropython.kbd_intr(-1)  # again: main() may be called without /main.py
+    hw = _board.get()
+    try:
+        a = _wiring.app()
+        if a.display is not None and not a.ctl.tilt.tilted:
+            a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
+    except Exception as e:  # noqa: BLE001
+        a = _Down(repr(e)[:120])
+    write = json_writer(sys.stdout)
+    a.ctl.stream = True  # recall's rounds written as they are read (json_writer)
+    gc.collect()
+    threshold = getattr(gc, "threshold", None)  # MicroPython only
+    if threshold is not None:
+        every = getattr(hw, "gc_every", None)
+        threshold(every() if every is not None else GC_EVERY)
+    rom = sys.modules.get("pitboss_board")
+    if rom is not None and getattr(hw, "EVENT_DRIVEN", False):
+        # The virtual board behind its bridge: the VM cannot block on stdin, so the
+        # bridge (bridge.mjs) calls one pass of the loop per burst of input instead.
+        reader = LineReader()
+        setattr(rom, "main_loop", lambda data: pump(a, reader, data, write))
+        return
+    # The watchdog starts only now: boot (integrity hashes, journal replay) may take
+    # longer than its period. From here a pass that hangs resets the board, and the boot
+    # replays the round from the journal (docs/journal.md).
+    # In service mode Ctrl-C ends the loop into the REPL, where nothing feeds the
+    # watchdog: the board must stop it first (boards/*.py watchdog_stop), or the chip
+    # resets under the technician's mpremote session; a board that cannot stop its
+    # watchdog runs service mode without one (an attended board).
+    stop = getattr(hw, "watchdog_stop", None)
+    wdt = None
+    try:
+        make = getattr(hw, "watchdog", None)
+        if make is not None and (not service or stop is not None):
+            wdt = make(WDT_MS)
+    except Exception as e:  # noqa: BLE001  (a table without a watchdog still plays)
+        write(_internal("watchdog", e))
+    if wdt is not None:
+        a.ctl.feed = wdt.feed  # long reads (recall) feed it as they go
+    ring = None
+    make = getattr(hw, "stdin", None)
+    if make is not None:
+        try:
+            ring = make()
+        except Exception as e:  # noqa: BLE001  (byte by byte still serves)
+            write(_internal("stdin", e))
+    try:
+        while True:  # never exits: anything a pass raises is answered, the loop goes on
+            try:
+                serve(a, sys.stdin, write, wdt=wdt, buffer=ring)
+            except Exception as e:  # noqa: BLE001
+                try:
+                    write(_internal("loop", e))
+                except Exception:  # noqa: BLE001  (even the port failing must not end it)
+                    pass
+    except KeyboardInterrupt:  # service mode only: production switched Ctrl-C off
+        if wdt is not None and stop is not None:
+            stop()
+        raise
+
+
+def pump(a, reader, data, write):
+    """One pass of the main loop over `data` (bytes that arrived): answer each complete
+    line, then deal what the shoe delivered."""
+    reader.extend(data, len(data), lambda line: _answer(a, line, write))
+    _deal(a, write)
+    _idle(a, write)  # the VM has no idle passes of its own: a little after each burst
+    a.note_mem()
+    # What the bridge compares to know whether this pass wrote to flash (an empty pass
+    # that tilted: the shoe's resend timeout).
+    c = a.ctl
+    j = getattr(c, "journal", None)
+    t = getattr(c, "tilt", None)
+    return "%s/%s" % (j.last_seq if j is not None else 0, t.n if t is not None else 0)
+
+
+def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
+    """Deal what the shoe sends and answer protocol lines from `stream` (the USB REPL's
+    stdin on a board) until the stream ends. Bytes are read raw (stream.buffer where it
+    has one), so no input can raise a decoding error here. Each pass feeds the watchdog,
+    takes every byte waiting (up to _DRAIN_MAX, then the shoe is served and the next pass
+    goes on at once), answers each complete line and deals the shoe's cards; a pass in
+    which no input came does a little idle work (the journal's check after boot).
+    buffer: (any, discard) where the board can see its input buffer (boards/pico.py
+    stdin): waiting bytes are read in chunks, and the rest of a refused line is
+    dropped from the buffer in bulk."""
+    import select
+
+    poller = select.poll()
+    poller.register(stream, select.POLLIN)
+    # ipoll and readinto allocate nothing per byte (MicroPython's ipoll reuses its tuple);
+    # CPython has only poll.
+    poll = getattr(poller, "ipoll", poller.poll)
+    raw = getattr(stream, "buffer", stream)
+    one = bytearray(1)
+    reader = LineReader()
+    wait = poll_ms
+    waiting, skip = buffer if buffer is not None else (None, None)
+    chunk = bytearray(_CHUNK) if waiting is not None else None
+
+    def send(line):  # (a name the firmware has: qstrs are heap for good)
+        _answer(a, line, write)
+        a.note_mem()
+        if wdt is not None:
+            # After every line, not only every pass: a pass answers every line waiting
+            # (up to _DRAIN_MAX bytes), and a burst of slow ones (a dozen `mem`, 0.7 s
+            # each on a Pico) outlasted WDT_MS and reset the chip.
+            wdt.feed()
+
+    # What poll() names the input by: the object on MicroPython (ipoll), its fd on CPython.
+    me = stream if hasattr(poller, "ipoll") else stream.fileno()
+    # The shoe's UART is polled beside the input, so a card's frame ends the wait at once
+    # instead of after poll_ms: where the board says its UART can be (SHOE_POLLABLE; a
+    # stand-in object in select.poll crashed the WebAssembly VM).
+    pollable = getattr(getattr(a, "hw", None), "SHOE_POLLABLE", False)
+    seen = watched = None
+    while True:
+        if wdt is not None:
+            wdt.feed()
+        u = getattr(getattr(a, "shoe", None), "uart", None) if pollable else None
+        if u is not seen:  # a new shoe (a reconfiguration) replaces the old one's UART
+            seen = u
+            watched = _watch(poller, watched, u)
+        if _deal(a, write) and not _waiting(watched):
+            # A card was acknowledged, and the shoe sends the next one only once it has
+            # heard that (10 bytes) and then sent the frame (12): ~23 ms at 9600 baud.
+            # A collection now falls in that gap. Left to gc.threshold it fell inside
+            # a card's path about once a card: 17 ms of its 31 ms median on the emulated
+            # Pico (issue 27; docs/bench.md, "A card's path").
+            gc.collect()
+        got = 0
+        # Inside a refused line's rest the pass waits a little for the next USB packet
+        # instead of ending: a pass (the shoe served, the watchdog fed) per 64-byte
+        # packet was most of a junk megabyte's chip time.
+        while got < _DRAIN_MAX and _ready(poll, me, wait if not got else
+                                          (1 if reader.bad and skip is not None else 0)):
+            if reader.bad and skip is not None:
+                if skip():  # the refused line's rest, dropped where it lies
+                    got += _SKIP_COST
+                    continue
+            # How many bytes wait (the board's count of its USB input, when it has one):
+            # many are read with one readinto and their lines found in bulk.
+            k = waiting() if waiting is not None else 0
+            if k > 1:
+                if k > _CHUNK:
+                    k = _CHUNK
+                raw.readinto(chunk, k)  # k are there: it cannot block
+                got += k
+                reader.extend(chunk, k, send)
+                continue
+            if not raw.readinto(one):
+                return  # the host closed the line (a board's USB serial never does)
+            got += 1
+            line = reader.feed(one[0])
+            if line is not None:
+                send(line)
+        if not got:
+            _idle(a, write)
+        wait = 0 if got >= _DRAIN_MAX else poll_ms
+
+
+def _idle(a, write):
+    try:
+        a.idle()
+    except Exception as e:  # noqa: BLE001
+        write(_internal("idle", e))
+
+
+def _ready(poll, me, ms):
+    """Is the input (`me`: as poll() names it) readable within `ms`? The wait also ends
+    when the shoe's UART has a byte (_watch): the pass that deals its card comes at
+    once."""
+    ready = False
+    for got in poll(ms):
+        if got[0] == me:  # (an object without __eq__ compares by identity)
+            ready = True
+    return ready
+
+
+def _watch(poller, old, new):
+    """Poll the shoe's UART beside the input (a new shoe after a reconfiguration
+    replaces the old one's); returns what is polled. A UART that cannot be polled (a
+    host stand-in without a fileno) is left out: the loop finds its bytes at the next
+    pass, as before."""
+    if old is not None:
+        try:
+            poller.unregister(old)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    if new is not None:
+        try:
+            poller.register(new, 1)  # select.POLLIN
+        except (OSError, ValueError, TypeError, AttributeError):
+            return None
+    return new
+
+
+def _waiting(uart):
+    """Bytes already waiting on the shoe's UART (a shoe that streams its frames): then
+    the next card is not kept waiting for a collection."""
+    if uart is None:
+        return 0
+    try:
+        return uart.any()
+    except (OSError, AttributeError):
+        return 0

@@ -1,0 +1,125 @@
+# pyright: reportAttributeAccessIssue=false
+# (A mixin of pitboss.controller.Controller: the attributes it uses are that one
+# object's, set in Controller.__init__, which the checker cannot see from here.)
+# Writing the controller's events to the journal: a record per event (a dealt card's
+# formatted into a buffer allocated once), log records that move no round, refused
+# authenticated lines counted in aggregate, and the journal's failures turned into the
+# tilts that halt the table. A mixin of Controller: one object, this file holding its
+# journal writes.
+import json
+
+from pitboss.compat import const
+from pitboss.errors import Refused
+from pitboss.store.journal import JournalError, JournalFull
+
+
+_BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the table tilts
+
+
+# Events after which the journal's segment is closed (Journal.append's hold): the round
+# is over, the table reconfigured, or the event is not a round's (the host's clock).
+_CLOSING_EVENTS = ("settle", "void", "config", "clock")
+
+
+def compact(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def _record(ev):
+    """An event's journal payload: compact JSON, and a settlement's or a void's result
+    (its only object-valued key) last, so that recall can write the result out from the
+    stored bytes without parsing it (_raw_result). MicroPython's dicts keep no key order,
+    so the result is put last by hand."""
+    if "result" not in ev:
+        return compact(ev)
+    head = compact({k: ev[k] for k in ev if k != "result"})
+    return '%s,"result":%s}' % (head[:-1], compact(ev["result"]))
+
+
+class Recording:
+    def reserve(self):
+        self.flush_refusals()
+        try:
+            self.journal.reserve()
+        except JournalFull as e:
+            self.raise_tilt("journal_full", str(e))
+            raise Refused("journal_full", "the journal is full of records not yet "
+                          "exported: pitboss export, then the table goes on")
+        except (OSError, JournalError) as e:
+            self.raise_tilt("storage_error", "journal: %s" % e)
+            raise Refused("storage_error", "the journal could not be written; the table "
+                          "is halted")
+
+    def append(self, ev):
+        if ev["ev"] == "card" and "t" not in ev and len(ev) <= 3:
+            # A dealt card: its record formatted into a buffer allocated once, the bytes
+            # the dict below would have given (pitboss.store.cardrec; issue 27).
+            t = self.clock()
+            if type(t) is int and t >= 0:
+                return self._journal(self._card_rec.encode(ev["c"], ev.get("s"), t), True)
+        if "t" not in ev:
+            # When: the host's time once it has set the clock. On a copy: the round's
+            # events kept for the next snapshot stay as small as replay needs them.
+            rec = dict(ev)
+            rec["t"] = self.clock()
+            ev = rec
+        # A round's records keep the segment open until its settlement or void
+        # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a card
+        # left on a Pico); between rounds, where exports and recalls run, it is closed.
+        return self._journal(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
+
+    def _journal(self, payload, hold):
+        try:
+            seq = self.journal.append(payload, hold)
+        except JournalFull as e:
+            self.raise_tilt("journal_full", str(e))
+            raise Refused("journal_full", "the journal is full of records not yet "
+                          "exported: pitboss export, then the table goes on")
+        except (OSError, JournalError) as e:
+            # The table is ahead of flash now: halt; a reboot replays what is durable.
+            self.raise_tilt("storage_error", "journal append: %s" % e)
+            raise Refused("storage_error", "the journal could not be written; the table "
+                          "is halted")
+        if self.journal.full:
+            self.raise_tilt("journal_full", "the last free segment is in use: export "
+                            "and acknowledge")
+        return seq
+
+    def log_event(self, obj):
+        """Journal a log record (no round state). Never raises: the A/B records still
+        hold what it says, and a broken journal is already a tilt."""
+        if self._replaying or self.journal.state != "open":
+            return 0
+        try:
+            if obj["ev"] in ("tilt", "tilt_clear"):
+                # When: the floor's collector reports each tilt and clear with its time
+                # (host_tools/floor); the tilt log's copy is not authenticated.
+                obj["t"] = self.clock()
+            return self.journal.append(compact(obj))
+        except (OSError, JournalError):
+            return 0
+
+    def log_refusal(self, reason, cmd):
+        # Counted, and journalled in aggregate (not one record per line: a flood of bad
+        # lines must not fill the journal): at the 1st, 2nd, 4th, 8th... refusal and
+        # before the next record of any other kind. A power cut loses at most the count
+        # since the last of those.
+        self._refused[reason] = self._refused.get(reason, 0) + 1
+        self._refused_n += 1
+        self._refused_cmd = cmd[:40]
+        self._refused_total += 1
+        n = self._refused_total
+        if n & (n - 1) == 0:
+            self.flush_refusals()
+        if self.auth.failures >= _BAD_MAC_TILT:
+            self.raise_tilt("bad_mac", "%d refused authenticated commands in a row"
+                       % self.auth.failures)
+
+    def flush_refusals(self):
+        if not self._refused_n or self._replaying or self.journal.state != "open":
+            return
+        rec = {"ev": "auth_refused", "n": self._refused_n, "total": self._refused_total,
+               "reasons": self._refused, "cmd": self._refused_cmd}
+        self._refused = {}
+        self._refused_n = 0
+        self.log_event(rec)
