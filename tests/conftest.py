@@ -48,7 +48,7 @@ MODULE_TIERS = {
     "test_board_e2e": "board", "test_flash": "board", "test_soak_board": "board",
     "test_table_board": "board", "test_virtual_board": "board", "test_bench": "board",
     "test_install": "board",
-    "test_static_checks": "static",
+    "test_static_checks": "static", "test_architecture": "static",
     "test_games": "host", "test_controller_faults": "host", "test_cli_errors": "host",
     "test_security_board": "board", "test_tables": "host", "test_native": "vm",
     "test_pico_board": "board",

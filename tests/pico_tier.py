@@ -387,8 +387,7 @@ class Jobs:
     def job_screen(self, a):
         ram = a.target.screen()
         drawn = bytes.fromhex(a.board.exec(
-            "import pitboss.hostapi as A
-from binascii import hexlify\n"
+            "import pitboss.hostapi as A\nfrom binascii import hexlify\n"
             "print(hexlify(bytes(A.app().display.fb.buf)).decode())").strip())
         state = a.ctl("display")
         a.ctl("i2c", present=False)
@@ -442,8 +441,7 @@ from binascii import hexlify\n"
         a.connect()  # mpremote's raw REPL soft-resets the chip: a fresh heap
         out = a.board.exec(
             "import gc, micropython\n"
-            "import pitboss.hostapi as A
-"
+            "import pitboss.hostapi as A\n"
             "ctl = A.app().ctl\n"
             "for ln in %r:\n"
             "    r = ctl.command(ln)\n"
