@@ -18,7 +18,7 @@ from pitboss.controller import Controller, now_ms
 from pitboss.hw.clock import Clock
 from pitboss.compat import const, missing
 from pitboss.errors import Refused
-from pitboss.hw.shoe import SerialShoe
+from pitboss.hw.serialshoe import SerialShoe
 
 # The display (framebuf, TableDisplay) and the RFID reader (MFRC522, deck map, RFIDShoe)
 # are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module
@@ -259,7 +259,7 @@ class App:
 
     def _make_shoe(self):
         if self.reader is not None and self.deckmap is not None and len(self.deckmap):
-            from pitboss.hw.shoe import RFIDShoe
+            from pitboss.hw.rfidshoe import RFIDShoe
 
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
         # A board may give the shoe its clock (the link model's simulated time); else

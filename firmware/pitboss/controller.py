@@ -53,8 +53,9 @@ from pitboss.store.cardrec import CardRecord
 from pitboss.rules.cards import parse
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.store.journal import (KIND_SNAPSHOT, Journal, JournalCorrupt, JournalError,
-                             JournalFull)
+from pitboss.store.journal import Journal
+from pitboss.store.journalerrors import JournalCorrupt, JournalError, JournalFull
+from pitboss.store.record import KIND_SNAPSHOT
 from pitboss.store.meters import Meters, MetersCorrupt, lines_from_result
 from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
 from pitboss.store.tilt import CODES as TILT_CODES
