@@ -20,7 +20,8 @@ import hashlib
 import json
 import os
 import struct
-from binascii import crc32
+
+from pitboss.store.record import HDR, OVERHEAD, frame
 
 BATCH = 50  # records asked for per reply (the board's EXPORT_MAX)
 
@@ -30,10 +31,12 @@ class ExportError(Exception):
 
 
 def record_crc(seq, kind, payload):
-    """The CRC-32 a journal record has on flash (docs/journal.md, "Journal records")."""
-    head = struct.pack("<BBIH", 0xA5, kind, seq, len(payload))
-    head += struct.pack("<H", crc32(head) & 0xFFFF)
-    return crc32(head + payload)
+    """The CRC-32 a journal record has on flash (docs/journal.md, "Journal records"): the
+    firmware's own framing (pitboss.store.record.frame)."""
+    buf = bytearray(OVERHEAD)
+    mv = memoryview(buf)
+    frame(buf, mv[:8], mv[:HDR], kind, seq, payload)
+    return struct.unpack_from("<I", buf, HDR)[0]
 
 
 def export_mac(key, seq, kind, crc, payload):

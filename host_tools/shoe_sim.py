@@ -2,8 +2,8 @@
 
 The shuffle is pitboss.sim.rng (xorshift32 + Fisher-Yates in plain ints), the same module
 the firmware's round simulator uses, so a seed names the same deck on the host, in the
-MicroPython VM and on a board. Frames come from pitboss.hw.shoe.encode, and the firmware
-reads them with the same parser as a real shoe (pitboss.hw.shoe.simulated / SerialShoe).
+MicroPython VM and on a board. Frames come from pitboss.hw.shoeframe.encode, and the firmware
+reads them with the same parser as a real shoe (pitboss.hw.serialshoe.simulated / SerialShoe).
 
     python -m host_tools.shoe_sim --seed 7                  frames of a whole deck, stdout
     python -m host_tools.shoe_sim --seed 7 --cards 10 --list    the cards, one per line
@@ -17,7 +17,7 @@ import argparse
 import sys
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss.hw import shoe
+from pitboss.hw import shoeframe
 from pitboss.rules.cards import name
 from pitboss.sim.rng import Rng
 
@@ -49,9 +49,9 @@ def frames(cards, start_seq=0, faults=()):
         if "garbage" in kinds:
             out += NOISE
         if "bad_card" in kinds:
-            f = shoe.encode(0x3F, seq, strict=False)
+            f = shoeframe.encode(0x3F, seq, strict=False)
         else:
-            f = shoe.encode(card, seq)
+            f = shoeframe.encode(card, seq)
         if "corrupt" in kinds:
             f = bytearray(f)
             f[2] = ord("0") if f[2] != ord("0") else ord("1")  # low card digit: CRC fails
@@ -70,7 +70,7 @@ def deal(seed, size=52, count=None, start_seq=0, faults=()):
 
 def frame_list(cards, start_seq=0):
     """One 12-byte frame per card, for a shoe that sends them one at a time."""
-    return [shoe.encode(c, (start_seq + i) & 0xFFFF) for i, c in enumerate(cards)]
+    return [shoeframe.encode(c, (start_seq + i) & 0xFFFF) for i, c in enumerate(cards)]
 
 
 def dealt_check(got, want):
@@ -87,10 +87,10 @@ def dealt_check(got, want):
 
 def decode_acks(data):
     """The sequence numbers the controller acknowledged in `data` (its UART TX bytes), in
-    order; anything that is not an intact acknowledgement (pitboss.hw.shoe.encode_ack) is
+    order; anything that is not an intact acknowledgement (pitboss.hw.shoeframe.encode_ack) is
     skipped."""
     out = []
-    n = shoe.ACK_LEN
+    n = shoeframe.ACK_LEN
     i = data.find(b"+")
     while 0 <= i <= len(data) - n:
         f = bytes(data[i:i + n])
@@ -98,7 +98,7 @@ def decode_acks(data):
             seq, crc = int(f[1:5], 16), int(f[5:9], 16)
         except ValueError:
             seq = crc = -1
-        if f[9:] == b"\n" and seq >= 0 and shoe.ack_crc(seq) == crc:
+        if f[9:] == b"\n" and seq >= 0 and shoeframe.ack_crc(seq) == crc:
             out.append(seq)
             i = data.find(b"+", i + n)
         else:
@@ -150,7 +150,7 @@ class AckingShoe:
                 self.wait(self.step)
                 self._rx += self.received()
                 got = decode_acks(self._rx)
-                self._rx = self._rx[-(shoe.ACK_LEN - 1):]
+                self._rx = self._rx[-(shoeframe.ACK_LEN - 1):]
                 if seq in got:
                     self.frames += 1
                     return

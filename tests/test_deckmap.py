@@ -5,7 +5,7 @@ import pytest
 
 import fake_mfrc522 as F
 from pitboss.store import deckmap
-from pitboss.hw import shoe
+from pitboss.hw import rfidshoe, shoe
 from pitboss.rules.cards import parse
 from pitboss.store.deckmap import DeckError, DeckMap, Registration
 from pitboss.hw.mfrc522 import MFRC522, RFIDError
@@ -209,7 +209,7 @@ class ScriptedReader:
 
 def rfid_shoe(script, decks=2):
     events = []
-    s = shoe.RFIDShoe(ScriptedReader(script), registered(decks),
+    s = rfidshoe.RFIDShoe(ScriptedReader(script), registered(decks),
                       lambda c, q, i: events.append((shoe.NAMES[c], i)))
     return s, events
 
@@ -265,7 +265,7 @@ def test_rfid_shoe_end_to_end_through_the_driver():
         reg.add(reader.read_uid())
     reg.commit()
     events = []
-    s = shoe.RFIDShoe(reader, dm, lambda c, q, i: events.append(shoe.NAMES[c]))
+    s = rfidshoe.RFIDShoe(reader, dm, lambda c, q, i: events.append(shoe.NAMES[c]))
     dealt = []
     for i in (12, 25, 25, 52, 38):
         chip.tags = [tags[i]]
@@ -290,6 +290,6 @@ def test_rfid_shoe_does_not_file_a_bug_as_an_unknown_tag():
         def lookup(self, uid):
             raise ValueError("bug")
 
-    s = shoe.RFIDShoe(ScriptedReader([b"\x01\x02\x03\x04"]), Broken())
+    s = rfidshoe.RFIDShoe(ScriptedReader([b"\x01\x02\x03\x04"]), Broken())
     with pytest.raises(ValueError, match="bug"):
         s.poll()

@@ -57,7 +57,7 @@ def test_checkpoints_bound_what_a_boot_replays(tmp_path):
     # Issue 11's boot budget: between rounds, once 4 KB were journalled since the last
     # snapshot, the controller writes a checkpoint, so a power-on replays at most that
     # and the round in play, however full the segment, and comes back identical.
-    from pitboss.store import journal as J
+    from pitboss.store import record as R
 
     t, _ = make(tmp_path)
     for r in play_rounds(t, GAME, 3, 8, seed=9):
@@ -67,12 +67,12 @@ def test_checkpoints_bound_what_a_boot_replays(tmp_path):
     # A round left open: it is replayed on top of the newest checkpoint (written right
     # after its first wager).
     assert all(r["ok"] for r in t.commands(["wager 1 ante=5", "wager 2 ante=5", "deal"]))
-    snaps = [s for s, k, _ in ctl.journal.records() if k == J.KIND_SNAPSHOT]
+    snaps = [s for s, k, _ in ctl.journal.records() if k == R.KIND_SNAPSHOT]
     assert len(snaps) >= 3, snaps
     assert ctl.journal.since_checkpoint <= 2048 + 6144
     before, meters = status(t), t.commands(["meters"])[0]
     replayed = list(ctl.journal.replay())
-    assert replayed[0][1] == J.KIND_SNAPSHOT and replayed[0][0] == snaps[-1]
+    assert replayed[0][1] == R.KIND_SNAPSHOT and replayed[0][0] == snaps[-1]
     t2 = reboot(t)
     assert status(t2) == before and t2.commands(["meters"])[0] == meters
     assert t2.app.boot["replayed"] == len(replayed) < 60

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pitboss.store import journal as J
-from pitboss.store.journal import Journal, JournalCorrupt, JournalError
+from pitboss.store import record as R
+from pitboss.store.journal import Journal
+from pitboss.store.journalerrors import JournalCorrupt, JournalError, JournalFull
 from pitboss.store.osfs import OsFS
 from powercut_fs import MemFS, PowerCut
 
@@ -60,13 +61,13 @@ def recover(fs, lazy=False, **kw):
         pass
     state = None
     for seq, kind, payload in j.replay():
-        if kind == J.KIND_SNAPSHOT:
+        if kind == R.KIND_SNAPSHOT:
             state = int(payload.split()[1])
         else:
             assert state is not None, "a record before any snapshot"
             assert payload == ev(state).encode(), (payload, state)
             state += 1
-    events = [p.decode() for s, k, p in j.records() if k == J.KIND_RECORD]
+    events = [p.decode() for s, k, p in j.records() if k == R.KIND_RECORD]
     seqs = [s for s, k, p in j.records()]
     assert seqs == list(range(j.first_seq, j.next_seq)), seqs
     return (state or 0), events, j
@@ -113,7 +114,7 @@ def test_append_replay_records_last_and_reopen():
     assert events == [ev(i) for i in range(40 - len(events), 40)]
     assert [p for s, k, p in j2.last(3)] == [b"ev 37", b"ev 38", b"ev 39"]
     # last(n) across segments, with a filter, and more than exist.
-    evens = j2.last(7, match=lambda k, p: k == J.KIND_RECORD and int(p.split()[1]) % 2 == 0)
+    evens = j2.last(7, match=lambda k, p: k == R.KIND_RECORD and int(p.split()[1]) % 2 == 0)
     assert [p.decode() for s, k, p in evens] == [ev(i) for i in range(26, 40, 2)]
     every = j2.last(10000)
     assert [s for s, k, p in every] == list(range(j2.first_seq, j2.next_seq))
@@ -136,7 +137,7 @@ def test_rotation_bounds_flash_and_starts_each_segment_with_a_snapshot():
     assert sorted(fs.listdir(D)) == ["%08d.jnl" % s[0] for s in segs]
     for number, first, last, size in segs:
         recs = list(j.records(first))[:2]
-        assert recs[0][:2] == (first, J.KIND_SNAPSHOT)
+        assert recs[0][:2] == (first, R.KIND_SNAPSHOT)
         n = int(recs[0][2].split()[1])
         assert recs[1][2] == ev(n).encode()  # the snapshot is the state before it
     assert recover(fs)[0] == 300
@@ -448,12 +449,12 @@ def test_checkpoints_bound_the_replay():
         t.n += 1
     # replay() begins at the checkpoint: its snapshot, then the three events after it.
     got = [(k, p) for _, k, p in j.replay()]
-    assert got == [(J.KIND_SNAPSHOT, b"snap 40")] + [(J.KIND_RECORD, ev(i).encode())
+    assert got == [(R.KIND_SNAPSHOT, b"snap 40")] + [(R.KIND_RECORD, ev(i).encode())
                                                      for i in (40, 41, 42)]
     # Found again by open() after a reboot; records() still yields everything in order.
     state, events, j2 = recover(fs, segment_size=4096, max_payload=64)
     assert state == 43 and events == [ev(i) for i in range(43)]
-    assert [k for _, k, _ in j2.replay()][0] == J.KIND_SNAPSHOT
+    assert [k for _, k, _ in j2.replay()][0] == R.KIND_SNAPSHOT
     assert len(list(j2.replay())) == 4
     # No room left in the segment: nothing written, the next append rotates instead.
     j3, t3 = make(fs, segment_size=4096, max_payload=64)
@@ -634,7 +635,7 @@ def test_real_directory_torn_tail_at_every_offset(tmp_path):
         rep = j2.open()
         assert rep["torn"] == cut
         assert os.path.getsize(p) == size_before
-        events = [pl for s, k, pl in j2.records() if k == J.KIND_RECORD]
+        events = [pl for s, k, pl in j2.records() if k == R.KIND_RECORD]
         assert events[-1] == (ev(11).encode() if cut == rec_len else ev(10).encode())
         assert not any(n.endswith(".fix") for n in os.listdir(d / "journal"))
     # The complete journal, reopened from disk, has every kept event.
@@ -782,7 +783,7 @@ def test_retain_keeps_unacknowledged_segments_and_refuses_rather_than_delete():
     fs = MemFS()
     j, t = make(fs, commit=True, retain=True)
     j.open()
-    with pytest.raises(J.JournalFull):
+    with pytest.raises(JournalFull):
         for i in range(200):
             j.append(ev(i))
             t.n += 1
@@ -864,7 +865,7 @@ def test_lazy_open_reads_the_tail_only_and_verify_reaches_what_open_finds():
     assert list(j.records()) == list(full.records())
     state, events, _ = recover(fs, lazy=True, **LAZY)
     assert state == n
-    assert events == [e.decode() for _, k, e in full.records() if k == J.KIND_RECORD]
+    assert events == [e.decode() for _, k, e in full.records() if k == R.KIND_RECORD]
 
 
 def test_lazy_any_flipped_byte_is_found_by_open_verify_or_a_read():

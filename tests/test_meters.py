@@ -4,7 +4,7 @@ import json
 import pytest
 
 from pitboss import games
-from pitboss.store import journal as J
+from pitboss.store import record as R
 from pitboss.store.journal import Journal
 from pitboss.store.osfs import OsFS
 from pitboss.store.slots import Slots, SlotCorrupt
@@ -183,7 +183,7 @@ class Controller:
         # Rebuild the engine's state from the newest snapshot + records.
         for seq, kind, payload in self.j.replay():
             obj = json.loads(payload)
-            if kind == J.KIND_SNAPSHOT:
+            if kind == R.KIND_SNAPSHOT:
                 self.rounds = obj["rounds"]
             elif obj.get("ev") == "settle":
                 self.rounds += 1

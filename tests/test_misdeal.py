@@ -19,6 +19,7 @@ import fake_mfrc522 as F
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget, plan_round
+from pitboss.hw import serialshoe, shoeframe
 from pitboss.hw import shoe as shoe_mod
 from pitboss.store import tilt
 from pitboss.rules.cards import name
@@ -182,7 +183,7 @@ def test_stale_and_conflicting_frames_do_not_name_their_card(tmp_path):
     t, conf, shoe = make(tmp_path, "pa-three-card-prime", 1)
     assert cmd(t, "wager 1 ante=10")["ok"] and cmd(t, "deal")["ok"]
     shoe.send([0, 48, 5])
-    shoe.raw(shoe_mod.encode(51, 2) + shoe_mod.encode(50, 0x0001))  # conflict, stale
+    shoe.raw(shoeframe.encode(51, 2) + shoeframe.encode(50, 0x0001))  # conflict, stale
     assert set(codes(t)) == {"shoe_conflict", "shoe_stale"}
     text = json.dumps([cmd(t, "status"), cmd(t, "tilt")])
     assert "Ac" not in text and "Ad" not in text and " 51" not in text and " 50" not in text
@@ -244,9 +245,9 @@ def test_a_corrupted_last_frame_tilts_when_no_resend_comes(tmp_path):
     # Torn: not acknowledged, so an acknowledging shoe sends it again; until the resend
     # timeout passes it is no misdeal (docs/shoe-protocol.md, "Transport errors").
     assert codes(t) == [] and cmd(t, "status")["dealt"] == n - 1
-    now[0] = shoe_mod.RESEND_MS - 1
+    now[0] = serialshoe.RESEND_MS - 1
     assert list(t.app.poll()) == [] and codes(t) == []
-    now[0] = shoe_mod.RESEND_MS
+    now[0] = serialshoe.RESEND_MS
     assert list(t.app.poll()) == []
     assert codes(t) == ["shoe_bad_frame"]
     assert "unresent" in cmd(t, "status")["tilts"][0]["detail"]
@@ -264,10 +265,10 @@ def test_a_corrupted_frame_resent_in_time_is_no_misdeal(tmp_path):
     now = _fake_ticks(t)
     deck, n, after = start(t, game, 3, 42)
     shoe.send(deck[:n], faults=[(n - 1, "corrupt")])
-    now[0] = shoe_mod.RESEND_MS - 1
-    [r] = shoe.raw(shoe_mod.encode(deck[n - 1], n - 1))
+    now[0] = serialshoe.RESEND_MS - 1
+    [r] = shoe.raw(shoeframe.encode(deck[n - 1], n - 1))
     assert r["ok"] and codes(t) == []
-    now[0] = 10 * shoe_mod.RESEND_MS
+    now[0] = 10 * serialshoe.RESEND_MS
     assert list(t.app.poll()) == [] and codes(t) == []
     assert t.commands(after)[-1]["ok"]
     assert t.app.shoe.counts[shoe_mod.EV_BAD_CRC] == 1
@@ -341,7 +342,7 @@ def test_a_stale_frame_tilts(tmp_path):
     t, conf, shoe = make(tmp_path)
     deck, n, after = start(t, game, 3, 48)
     shoe.send(deck[:5])
-    shoe.raw(shoe_mod.encode(deck[5], 2))  # an old frame number again
+    shoe.raw(shoeframe.encode(deck[5], 2))  # an old frame number again
     assert codes(t) == ["shoe_stale"]
     assert_voided(t, conf, 1, planned_wagers(game, 3, 48))
 
@@ -352,7 +353,7 @@ def test_a_restart_in_the_middle_of_a_deal_tilts(tmp_path):
     settle_round(t, shoe, game, 3, 49)
     deck, n, after = start(t, game, 3, 50)
     shoe.send(deck[:3])
-    shoe.raw(shoe_mod.encode(deck[3], 0))
+    shoe.raw(shoeframe.encode(deck[3], 0))
     assert codes(t) == ["shoe_restart"]
     assert_voided(t, conf, 2, planned_wagers(game, 3, 50))
 
@@ -426,7 +427,7 @@ def test_a_power_cycle_mid_deal_loses_nothing_when_no_frame_is_missed(tmp_path):
     t2 = LocalTarget(t.root)
     shoe2 = Shoe(t2)
     shoe2.seq = shoe.seq
-    shoe2.raw(shoe_mod.encode(deck[4], 16))  # the last frame retransmitted: a repeat
+    shoe2.raw(shoeframe.encode(deck[4], 16))  # the last frame retransmitted: a repeat
     shoe2.send(deck[5:n])
     assert codes(t2) == []
     assert t2.commands(after)[-1]["ok"]
@@ -536,7 +537,7 @@ def test_void_voids_only_a_lost_round(tmp_path):
     assert rc == 1 and "nothing to void" in why
     deck, n, after = start(t, "pa-three-card-prime", 3, 48)
     shoe.send(deck[:5])
-    shoe.raw(shoe_mod.encode(deck[5], 2))  # a stale frame: the round is lost
+    shoe.raw(shoeframe.encode(deck[5], 2))  # a stale frame: the round is lost
     assert cmd(t, "status")["lost"] == "shoe_stale"
     rc, r = void_round(t, conf, "floor1")
     assert rc == 0 and r["voided"]["round"] == 1 and r["active"] == []

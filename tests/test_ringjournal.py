@@ -9,8 +9,8 @@ import struct
 import pytest
 
 from nor_flash import NorFlash
-from pitboss.store import journal as J
-from pitboss.store.journal import JournalCorrupt, JournalFull
+from pitboss.store import record as R
+from pitboss.store.journalerrors import JournalCorrupt, JournalFull
 from pitboss.store.osfs import OsFS
 from pitboss.store.region import FileRegion, FlashRegion
 from pitboss.store.ringjournal import RegionJournal
@@ -54,13 +54,13 @@ def recover(region, fs=None, **kw):
         pass
     state = None
     for seq, kind, payload in j.replay():
-        if kind == J.KIND_SNAPSHOT:
+        if kind == R.KIND_SNAPSHOT:
             state = int(payload.split()[1])
         else:
             assert state is not None
             assert payload == ev(state).encode(), (payload[:20], state)
             state += 1
-    events = [p.decode() for s, k, p in j.records() if k == J.KIND_RECORD]
+    events = [p.decode() for s, k, p in j.records() if k == R.KIND_RECORD]
     seqs = [s for s, k, p in j.records()]
     assert seqs == list(range(j.first_seq, j.next_seq)), seqs
     return state or 0, events, j
@@ -109,8 +109,8 @@ def test_append_replay_ring_wrap_and_wear_spread():
     check_events(events, 400)
     # Every sector erased, none more than once beyond the others: the ring spreads wear.
     assert min(nor.wear) >= 2 and max(nor.wear) - min(nor.wear) <= 1, nor.wear
-    assert j2.last(2) == [(j2.last_seq - 1, J.KIND_RECORD, ev(398).encode()),
-                          (j2.last_seq, J.KIND_RECORD, ev(399).encode())]
+    assert j2.last(2) == [(j2.last_seq - 1, R.KIND_RECORD, ev(398).encode()),
+                          (j2.last_seq, R.KIND_RECORD, ev(399).encode())]
 
 
 def test_records_are_packed_and_a_page_is_programmed_once_a_record():
@@ -229,7 +229,7 @@ def test_a_torn_append_is_cut_off_and_the_next_append_starts_a_segment():
     j2, t2 = make(FlashRegion(nor))
     rep = j2.open()
     assert rep["torn"] > 0
-    assert [p for s, k, p in j2.records() if k == J.KIND_RECORD] == \
+    assert [p for s, k, p in j2.records() if k == R.KIND_RECORD] == \
         [ev(i).encode() for i in range(3)]
     t2.n = 3
     before = len(j2.segments)

@@ -12,7 +12,7 @@ from host_tools.auth import KeyStore
 from host_tools.table_host import BoardTarget, Configurator
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
-from pitboss.hw import shoe as shoe_mod
+from pitboss.hw import serialshoe
 
 SOAK_LINES = 100_000
 BATCH = 5_000
@@ -59,7 +59,7 @@ def test_random_bytes_on_the_board(target):
     noise = bytes(rng.randrange(256) for _ in range(3000))
     target.run("A.feed_shoe(%r)\nA.poll()" % noise)
     assert state(target)[1] == []  # a transport error so far: the shoe may resend
-    target.run("import time\ntime.sleep_ms(%d)\nA.poll()" % (shoe_mod.RESEND_MS + 50))
+    target.run("import time\ntime.sleep_ms(%d)\nA.poll()" % (serialshoe.RESEND_MS + 50))
     st, active = state(target)
     assert (st["round"], st["phase"], st["hands"]) == (
         before[0]["round"], before[0]["phase"], before[0]["hands"])

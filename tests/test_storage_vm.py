@@ -67,7 +67,6 @@ def test_same_results_on_micropython_and_cpython(cpython_run, vm_run):
 
 TORN_SWEEP = r"""
 import os
-from pitboss.store import journal as J
 from pitboss.store.journal import Journal
 from pitboss.store.osfs import OsFS
 

@@ -12,7 +12,7 @@ from host_tools.sidechannel import control_for
 from host_tools.table_host import Configurator, open_table, plan_round
 from host_tools.vboard import virtual_board
 from pitboss.rules import profiles
-from pitboss.hw import shoe
+from pitboss.hw import serialshoe
 
 GAME, SEATS, SEED = "pa-three-card-prime", 3, 42
 
@@ -42,7 +42,7 @@ def test_a_torn_last_frame_never_resent_tilts_with_no_input(tmp_path, vb_flash):
             # shoe sends nothing more: no resend, no input of any kind from here.
             ctl.shoe(shoe_sim.frames(deck, faults=[(n - 1, "corrupt")]))
             assert not _tilt_on_flash(flash)
-            deadline = time.monotonic() + 10 * shoe.RESEND_MS / 1000
+            deadline = time.monotonic() + 10 * serialshoe.RESEND_MS / 1000
             while not _tilt_on_flash(flash) and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert _tilt_on_flash(flash), "no shoe_bad_frame tilt without input"

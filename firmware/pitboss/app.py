@@ -11,7 +11,7 @@ from pitboss.recovery import now_ms
 from pitboss.hw import board as _board
 from pitboss.hw import drivers
 from pitboss.hw.clock import Clock
-from pitboss.hw.shoe import SerialShoe
+from pitboss.hw.serialshoe import SerialShoe
 from pitboss.store import integrity
 from pitboss.verbs.board import _mem_free
 from pitboss.verbs.deck import register_poll
@@ -114,7 +114,7 @@ class App:
 
     def make_shoe(self):
         if self.reader is not None and self.deckmap is not None and len(self.deckmap):
-            from pitboss.hw.shoe import RFIDShoe
+            from pitboss.hw.rfidshoe import RFIDShoe
 
             return RFIDShoe(self.reader, self.deckmap, alarm=self.ctl.shoe_alarm)
         # A board may give the shoe its clock (the link model's simulated time); else

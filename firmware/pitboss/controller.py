@@ -57,7 +57,8 @@ from pitboss.recording import Recording
 from pitboss.recovery import Recovery
 from pitboss.store.auth import Auth
 from pitboss.store.cardrec import CardRecord
-from pitboss.store.journal import Journal, JournalError
+from pitboss.store.journal import Journal
+from pitboss.store.journalerrors import JournalError
 from pitboss.store.meters import Meters, lines_from_result
 from pitboss.store.tilt import Tilt
 from pitboss.verbs import APP, AUTH, QUIET, RAW, ROUND, VERBS

@@ -12,7 +12,8 @@ import time
 from pitboss.games import release
 from pitboss.recording import compact
 from pitboss.games.table import SETTLED, Table
-from pitboss.store.journal import KIND_SNAPSHOT, JournalCorrupt
+from pitboss.store.journalerrors import JournalCorrupt
+from pitboss.store.record import KIND_SNAPSHOT
 from pitboss.store.meters import MetersCorrupt
 from pitboss.store.tilt import CODES as TILT_CODES
 from pitboss.verbs.records import RECALL_MAX, is_settle

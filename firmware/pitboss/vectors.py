@@ -83,7 +83,7 @@ def _houseway(p, text, arg):
     """The house way named first in `arg` sets the seven cards: are the ranks in front
     the ones `arg` lists? (Imported here only: a vector file of house ways is Pai Gow.)"""
     from pitboss.rules.cards import JOKER, RANKS
-    from pitboss.games import houseways, paigow, paigow_way
+    from pitboss.games import houseways, paigow_way
 
     words = arg.split()
     try:

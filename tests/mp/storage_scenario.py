@@ -10,8 +10,9 @@ import sys
 from binascii import hexlify
 
 from pitboss.store import auth as A
-from pitboss.store import journal as J
-from pitboss.store.journal import Journal, JournalCorrupt
+from pitboss.store import record as R
+from pitboss.store.journal import Journal
+from pitboss.store.journalerrors import JournalCorrupt
 from pitboss.store.osfs import OsFS
 from pitboss.store.meters import Meters
 from pitboss.store.tilt import Tilt
@@ -53,7 +54,7 @@ def journal(table):
 def rebuild(j):
     state = -1
     for seq, kind, payload in j.replay():
-        if kind == J.KIND_SNAPSHOT:
+        if kind == R.KIND_SNAPSHOT:
             state = int(payload.split()[1])
         else:
             state += 1
@@ -77,13 +78,13 @@ emit("reopen", j.open())
 emit("state", rebuild(j))
 emit("last4", j.last(4))
 emit("from", [r[0] for r in j.records(j.next_seq - 3)])
-emit("evens", j.last(3, lambda k, p: k == J.KIND_RECORD and int(p.split()[1]) % 2 == 0))
+emit("evens", j.last(3, lambda k, p: k == R.KIND_RECORD and int(p.split()[1]) % 2 == 0))
 
 # 3. a torn append at the tail: cut back
 newest = JD + "/%08d.jnl" % j.segments[-1][0]
 size = fs.size(newest)
 f = open(newest, "ab")
-f.write(struct.pack("<BBI", 0xA5, J.KIND_RECORD, j.next_seq) + b"\x05")
+f.write(struct.pack("<BBI", 0xA5, R.KIND_RECORD, j.next_seq) + b"\x05")
 f.close()
 j = journal(t2)
 emit("torn", j.open())

@@ -16,8 +16,8 @@
 # returns is what results and tests cite. docs/games.md lists every reading we chose.
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.games.paigow_rules import (RUNG, SPLITS, _bad, check_setting, is_foul, low,
-                                         outranks, settings, two_pair_rule)
+from pitboss.games.paigow_rules import (RUNG, _bad, check_setting, is_foul, low, outranks,
+                                         two_pair_rule)
 from pitboss.games.paigow_way import house_way
 from pitboss.rules import evaluator
 from pitboss.rules.cards import name, parse_hand

@@ -46,114 +46,20 @@
 # on a Pico: seconds for 10 x 64 KB).
 #
 # The filesystem helpers it writes through are pitboss.store.osfs (OsFS is injectable so tests
-# can cut power at any byte); the A/B records for small state are pitboss.store.slots.
+# can cut power at any byte); the A/B records for small state are pitboss.store.slots. The
+# parts: the record format pitboss.store.record, the errors pitboss.store.journalerrors, a
+# segment's bookkeeping pitboss.store.segment, and open(), verify() and quarantine() (with
+# the segment-file names) pitboss.store.journalopen; this module writes and reads.
 import json
-import struct
-from array import array
-from binascii import crc32
 
-from pitboss.compat import const
-from pitboss.store.osfs import OsFS, as_bytes, makedirs, readfull
-from pitboss.store.slots import SlotCorrupt, Slots
-
-# ---- record framing -------------------------------------------------------------------
-# header: magic u8, kind u8, seq u32, len u16, hchk u16 (low 16 bits of CRC-32 of the
-# first 8 bytes); then payload; then CRC-32 (u32) of header + payload. Little-endian.
-# hchk exists so that a damaged *length* in the last record of the newest segment reads as
-# corruption instead of as a torn append (which would silently drop an acknowledged
-# record); the trailing CRC alone cannot tell the two apart.
-_MAGIC = const(0xA5)  # neither erased flash (0xFF) nor zeroed flash (0x00)
-KIND_RECORD = const(0x52)  # 'R': an event from the table
-KIND_SNAPSHOT = const(0x53)  # 'S': the first record of every segment, and checkpoints
-_HDR = const(10)
-_OVERHEAD = const(14)  # header + CRC
-_REC_FMT = "<BBIH"
-# segment header: b"PBJ1", u32 segment number, u32 first seq, u32 CRC-32 of the 12 bytes
-_SEG_MAGIC = b"PBJ1"
-_CHUNK = const(256)  # the read buffer: a header, or a piece of a record's payload
-_SEG_HDR = const(16)
-_SEG_FMT = "<4sII"
-_SUFFIX = ".jnl"
-_FIX = ".fix"  # a repaired copy of the newest segment, being renamed over it
-_BAD = ".bad"  # a segment set aside by quarantine()
-_COPY = const(256)  # bytes per step when copying a segment prefix (no big buffers)
-# Checkpoints remembered per segment (8 bytes each): at one per 2 KB of a 64 KB segment,
-# every one; past that, reading begins at an earlier one.
-_MAX_CPS = const(40)
-_TO_EOF = const(0x7FFFFFFF)  # a size/vend not looked up yet: the file's size (_sized())
-
-
-class JournalError(Exception):
-    """The journal cannot be used (not opened, a write failed, bad arguments)."""
-
-
-class JournalCorrupt(JournalError):
-    """Damage recovery must not guess about. reason: bad_segment_header, bad_record,
-    sequence_gap, missing_segment, bad_snapshot, truncated (fewer records than the commit
-    record says were written), bad_commit; where: file and offset."""
-
-    def __init__(self, reason, where=""):
-        super().__init__("journal corrupt: %s at %s" % (reason, where))
-        self.reason = reason
-        self.where = where
-
-
-class JournalFull(JournalError):
-    """A new segment is needed but the oldest one holds records not yet exported and
-    acknowledged (or still needed for recall): nothing is deleted, the append refused."""
-
-
-# ---- the journal -----------------------------------------------------------------------
-class _Seg:
-    __slots__ = ("number", "first", "last", "size", "snap", "snap_off", "cps", "vend",
-                 "vseq", "hdr_ok")
-
-    def __init__(self, number, first, last, size, snap=None, snap_off=_SEG_HDR):
-        self.number = number
-        self.first = first  # seq of its snapshot record
-        self.last = last  # seq of its last record
-        self.size = size  # bytes of valid records (+ header)
-        self.snap = first if snap is None else snap  # its newest snapshot (a checkpoint)
-        self.snap_off = snap_off  # ... and where that record starts
-        # Where reading may begin: (seq, offset) of each snapshot record known so far,
-        # flattened (recall and meters' recovery seek to the nearest one before them).
-        self.cps = array("I", (first, _SEG_HDR))
-        # Left unchecked by open(lazy=True): records from the start up to offset vend
-        # (0: none), where record vseq must begin (verify() checks them).
-        self.vend = 0
-        self.vseq = 0
-        self.hdr_ok = True  # False: its header is verify()'s to check (open from commit)
-
-    def note_cp(self, seq, off):
-        if seq >= self.snap:
-            self.snap, self.snap_off = seq, off
-        cps = self.cps
-        i = len(cps)
-        if i >= _MAX_CPS * 2:
-            return
-        # Kept in seq order: verify() finds the older checkpoints of the newest segment
-        # after open() noted its newer ones.
-        j = i
-        while j > 0 and cps[j - 2] > seq:
-            j -= 2
-        if j > 0 and cps[j - 2] == seq:
-            return  # known already
-        cps.append(0)
-        cps.append(0)
-        while i > j:
-            cps[i] = cps[i - 2]
-            cps[i + 1] = cps[i - 1]
-            i -= 2
-        cps[j] = seq
-        cps[j + 1] = off
-
-    def seek(self, seq):
-        """(seq, offset) of the newest known snapshot record at or before `seq`."""
-        cps = self.cps
-        i = len(cps) - 2
-        while i > 0 and cps[i] > seq:
-            i -= 2
-        return cps[i], cps[i + 1]
+from pitboss.store import journalopen
+from pitboss.store.journalerrors import JournalCorrupt, JournalError, JournalFull, corrupt
+from pitboss.store.journalopen import SUFFIX
+from pitboss.store.osfs import OsFS, as_bytes
+from pitboss.store.record import (CHUNK, HDR, KIND_RECORD, KIND_SNAPSHOT, OVERHEAD,
+                                  SEG_HDR, SEG_MAGIC, frame, pack_seg_header, read_record)
+from pitboss.store.segment import TO_EOF, Seg
+from pitboss.store.slots import Slots
 
 
 class Journal:
@@ -182,7 +88,7 @@ class Journal:
         if not isinstance(keep, int) or keep < 2:
             raise ValueError("keep must be >= 2 segments")
         if not isinstance(segment_size, int) or \
-                segment_size < _SEG_HDR + 2 * (_OVERHEAD + max_payload):
+                segment_size < SEG_HDR + 2 * (OVERHEAD + max_payload):
             raise ValueError("segment_size must hold a header, a snapshot and a record")
         self.path = path.rstrip("/") or "/"
         self.snapshot = snapshot
@@ -194,10 +100,13 @@ class Journal:
         # copy of the payload) and read piece by piece with a running CRC, so no buffer
         # the size of the largest record is held (issue 11: two of them were 12 KB of a
         # Pico's heap for good).
-        self._wbuf = bytearray(_HDR + 4)  # a record's header, then its CRC
-        self._wmv = memoryview(self._wbuf)
+        self._wbuf = bytearray(OVERHEAD)  # a record's header, then its CRC (record.frame)
+        mv = memoryview(self._wbuf)
+        self._w8 = mv[:8]  # ... views of it, made once: what the header check covers,
+        self._whead = mv[:HDR]  # the header, the CRC
+        self._wtail = mv[HDR:]
         self._wf = None  # the newest segment, kept open by append(hold=True)
-        self._rbuf = bytearray(_CHUNK)
+        self._rbuf = bytearray(CHUNK)  # what read_record reads into
         self._kind = 0  # the last record _read_record() read: its kind, CRC, payload
         self._crc = 0
         self._payload = b""
@@ -221,7 +130,7 @@ class Journal:
         self.hold_from = 0  # with retain: records from here on are never deleted (0: none)
 
     # -- paths --
-    def _name(self, number, suffix=_SUFFIX):
+    def _name(self, number, suffix=SUFFIX):
         return "%s/%08d%s" % (self.path if self.path != "/" else "", number, suffix)
 
     @property
@@ -241,111 +150,21 @@ class Journal:
     def _sized(self, seg):
         # A sealed segment opened from the commit record: its size is looked up when first
         # needed (a stat is a littlefs path walk, ~3-6 ms on a Pico; a boot needs none).
-        if seg.size == _TO_EOF:
+        if seg.size == TO_EOF:
             seg.size = self.fs.size(self._name(seg.number))
-            if seg.vend == _TO_EOF:
+            if seg.vend == TO_EOF:
                 seg.vend = seg.size
         return seg
 
-    # -- recovery --
-    def open(self, lazy=False):
-        """Scan, verify and repair the journal. Returns a dict of what recovery did
-        ({'torn': bytes discarded, 'dropped': segments removed as torn, 'fixed': leftover
-        .fix files handled, 'pruned': old segments removed}). Raises JournalCorrupt (the journal then stays unusable until
-        quarantine()).
-
-        lazy=True (a boot): where the commit record names the segments on flash, read
-        only what follows the last record it names (where a torn append can be);
-        otherwise check every segment's header and the newest segment's records from
-        its newest checkpoint. What is not read now (`unchecked` bytes) is checked when
-        it is read, and all of it by verify(), which the owner calls until it returns 0
-        (the main loop's idle passes). A boot then costs the same whatever the journal
-        holds."""
-        fs = self.fs
-        self.release()
-        self._segs = []
-        self._state = "closed"
-        self._vnum = 0
-        report = {"torn": 0, "dropped": 0, "fixed": 0, "pruned": 0}
-        makedirs(fs, self.path)
-        names = fs.listdir(self.path)
-        numbers = []
-        top = 0
-        for nm in names:
-            num = _number(nm)
-            if num < 0:
-                continue  # not ours (meters.a, notes...): ignored
-            top = max(top, num)
-            suf = nm[8:]
-            if suf == _FIX:
-                # A repair was interrupted. Its target still there: the rename did not
-                # happen, redo the repair from scratch. Target gone: FAT's rename removed
-                # it after the .fix was complete and synced; finish the rename.
-                if (_name_of(num, _SUFFIX)) in names:
-                    fs.remove(self._name(num, _FIX))
-                else:
-                    fs.rename(self._name(num, _FIX), self._name(num))
-                    numbers.append(num)
-                fs.sync_dir(self.path)
-                report["fixed"] += 1
-            elif suf == _SUFFIX:
-                numbers.append(num)
-        numbers.sort()
-        self._next_number = top + 1
-        self.high_seq = 0
-        try:
-            self._load_commit()
-            if not (lazy and self._from_commit(numbers, report)):
-                self._segs = []
-                self._scan(numbers, report, lazy)
-            last = self._segs[-1].last if self._segs else 0
-            if last < self.committed:
-                # Whole records (or segments) are gone that were written and synced: not
-                # something a power cut does. Nothing is guessed.
-                raise JournalCorrupt("truncated", "%s ends at seq %d, %d were written"
-                                     % (self.path, last, self.committed))
-        except JournalCorrupt:
-            self._state = "corrupt"
-            raise
-        while len(self._segs) > self.keep and self._deletable(self._segs[0]):
-            # A cut after a rotation's new segment was durable but before the oldest went.
-            self._remove_oldest()
-            report["pruned"] += 1
-        self.next_seq = self._segs[-1].last + 1 if self._segs else \
-            max(self.high_seq, self.committed) + 1
-        self._state = "open"
-        return report
-
-    def _load_commit(self):
-        if self._commit is None:
-            return
-        try:
-            text = self._commit.load()
-            if text is None:
-                c = {"last": 0, "ack": 0, "meta": {}}
-            else:
-                c = json.loads(text)
-            last, ack, meta = c["last"], c["ack"], c["meta"]
-            if type(last) is not int or type(ack) is not int or not 0 <= ack <= last \
-                    or not isinstance(meta, dict):
-                raise ValueError("values")
-            cp = c.get("cp")  # [segment, offset, seq] of the newest snapshot record
-            end = c.get("end")  # the newest segment's size after record `last`
-            segs = c.get("segs")  # [oldest segment's number, each one's first seq...]
-            for v, n in ((cp, 3), (segs, 0)):
-                if v is not None and (type(v) is not list or (n and len(v) != n) or
-                                      [x for x in v if type(x) is not int or x < 0]):
-                    raise ValueError("cp/segs")
-            if end is not None and (type(end) is not int or end < 0):
-                raise ValueError("end")
-        except (SlotCorrupt, ValueError, KeyError, TypeError) as e:
-            raise JournalCorrupt("bad_commit", "%s/commit: %s" % (self.path, e))
-        self._cp = cp
-        self._cend = end
-        self._csegs = segs
-        self.committed = last
-        self.acked = ack
-        self.meta = meta
+    # -- recovery, checking what open(lazy=True) left, after corruption: methods of this
+    # class written in pitboss.store.journalopen; reading a record: pitboss.store.record --
+    open = journalopen.open_journal
+    _load_commit = journalopen.load_commit
+    unchecked = property(journalopen.unchecked)
+    verify = journalopen.verify
+    _to_verify = journalopen.to_verify
+    quarantine = journalopen.quarantine
+    _read_record = read_record
 
     def _save_commit(self, last):
         if self._commit is None:
@@ -393,300 +212,6 @@ class Journal:
                 raise
         return seq
 
-    def _from_commit(self, numbers, report):
-        """open(lazy=True) from the commit record alone: the segments it names are the
-        ones on flash, so nothing is read but the newest segment past `end` (a record
-        synced before a cut kept the commit record from naming it, or a torn append).
-        Everything up to `end` is verify()'s (and any read's) to check, headers included.
-        False (nothing changed) where the commit record and the flash do not line up:
-        open() then reads the headers and the newest segment itself."""
-        cs, cp, end, last = self._csegs, self._cp, self._cend, self.committed
-        if not cs or cp is None or end is None or len(cs) != len(numbers) + 1:
-            return False
-        for i in range(len(numbers)):
-            if numbers[i] != cs[0] + i or (i and cs[i + 1] <= cs[i]):
-                return False
-        num = numbers[-1]
-        first = cs[-1]
-        if cp[0] != num or not first <= cp[2] <= last or not _SEG_HDR <= cp[1] < end or \
-                (cp[2] == first) != (cp[1] == _SEG_HDR):
-            return False
-        path = self._name(num)
-        size = self.fs.size(path)
-        if size < end:
-            return False  # shorter than it was: open() says what happened
-        segs = []
-        for i in range(len(numbers) - 1):
-            seg = _Seg(numbers[i], cs[i + 1], cs[i + 2] - 1, _TO_EOF)
-            seg.vend, seg.vseq, seg.hdr_ok = _TO_EOF, cs[i + 2], False
-            segs.append(seg)
-        seg = _Seg(num, first, last, end)
-        if cp[2] != first:
-            seg.note_cp(cp[2], cp[1])
-        seg.vend, seg.vseq, seg.hdr_ok = end, last + 1, False
-        segs.append(seg)
-        if size > end:
-            f = self.fs.open(path, "rb")
-            try:
-                f.seek(end)
-                off, seq = end, last + 1
-                while off < size:
-                    r = self._read_record(f, path, off, size, seq, False)
-                    if r < 0:  # torn: the append after the last one committed
-                        f.close()
-                        report["torn"] += size - off
-                        self._truncate(num, off)
-                        break
-                    if self._kind == KIND_SNAPSHOT:
-                        seg.note_cp(seq, off)
-                    off += r
-                    seq += 1
-            except JournalCorrupt:
-                return False  # open() reads it all and decides
-            finally:
-                f.close()
-            seg.size, seg.last = off, seq - 1
-        self._segs = segs
-        self.high_seq = max(self.high_seq, seg.last)
-        return True
-
-    def _scan(self, numbers, report, lazy=False):
-        expect = None  # the seq the next segment must start with (None: unknown yet)
-        segs = self._segs
-        for i, num in enumerate(numbers):
-            newest = i == len(numbers) - 1
-            if i and num != numbers[i - 1] + 1:
-                raise JournalCorrupt("missing_segment", _name_of(numbers[i - 1] + 1, _SUFFIX))
-            if lazy and not newest:
-                # Sealed: its header now, its records later (verify(), or when read). It
-                # ends where the next segment begins.
-                seg = self._header(num, expect)
-                self._seal(seg)
-                seg.vend = self.fs.size(self._name(num))
-                seg.size = seg.vend
-                segs.append(seg)
-                expect = None
-                continue
-            cp = self._cp
-            seg = None
-            if lazy and cp is not None and cp[0] == num:
-                try:
-                    seg = self._scan_segment(num, expect, newest, report, cp[1], cp[2])
-                except JournalCorrupt:
-                    seg = None  # the commit record's checkpoint did not hold: read it all
-            if seg is None:
-                seg = self._scan_segment(num, expect, newest, report)
-            if seg is None:  # the newest segment was a torn rotation: removed
-                if segs and segs[-1].vend and segs[-1].vseq == 0:
-                    # The segment before it is the newest now, and its end is known only
-                    # by reading it (as a sealed segment: a torn record there is damage).
-                    prev = segs.pop()
-                    segs.append(self._scan_segment(prev.number, None, False, report))
-                continue
-            self._seal(seg)
-            segs.append(seg)
-            expect = seg.last + 1
-
-    def _seal(self, seg):
-        # The segment before `seg`, if its records are not read yet, ends at seg.first.
-        segs = self._segs
-        if segs and segs[-1].vend and segs[-1].vseq == 0:
-            prev = segs[-1]
-            if seg.first <= prev.first:
-                raise JournalCorrupt("sequence_gap", "%s (starts at %d, after %d)"
-                                     % (self._name(seg.number), seg.first, prev.first))
-            prev.last = seg.first - 1
-            prev.vseq = seg.first
-
-    def _header(self, num, expect):
-        # The segment header of a segment whose records are not read now.
-        path = self._name(num)
-        mv = memoryview(self._rbuf)
-        try:
-            f = self.fs.open(path, "rb")
-        except OSError:
-            raise JournalCorrupt("missing_segment", path)
-        try:
-            got = readfull(f, mv[:_SEG_HDR])
-        finally:
-            f.close()
-        if got < _SEG_HDR:
-            raise JournalCorrupt("bad_segment_header", path)
-        first = self._check_header(path, num, expect)
-        return _Seg(num, first, first, _SEG_HDR)
-
-    def _check_header(self, path, num, expect):
-        buf = self._rbuf
-        magic, number, first = struct.unpack_from(_SEG_FMT, buf, 0)
-        (hcrc,) = struct.unpack_from("<I", buf, 12)
-        if magic != _SEG_MAGIC or hcrc != crc32(memoryview(buf)[:12]) or number != num:
-            raise JournalCorrupt("bad_segment_header", path)
-        self.high_seq = max(self.high_seq, first - 1)
-        if expect is not None and first != expect:
-            raise JournalCorrupt("sequence_gap", "%s (starts at %d, expected %d)"
-                                 % (path, first, expect))
-        return first
-
-    def _scan_segment(self, num, expect, newest, report, at=0, at_seq=0):
-        """Check segment `num`'s header and its records, from the start or (at > 0) from
-        the snapshot record `at_seq` at offset `at` (the commit record's: the records
-        before it are left to verify()). Returns its _Seg, or None if it was the newest
-        segment and a torn rotation (removed)."""
-        fs = self.fs
-        path = self._name(num)
-        size = fs.size(path)
-        mv = memoryview(self._rbuf)
-        f = fs.open(path, "rb")
-        try:
-            got = readfull(f, mv[:_SEG_HDR])
-            if got < _SEG_HDR:
-                # Cut while creating the segment: only a prefix of its header exists.
-                if newest and not at and _SEG_MAGIC.startswith(bytes(mv[:min(got, 4)])):
-                    f.close()
-                    self._drop(num, report)
-                    return None
-                raise JournalCorrupt("bad_segment_header", path)
-            first = self._check_header(path, num, expect)
-            seg = _Seg(num, first, first, size)
-            off = _SEG_HDR
-            seq = first
-            if at:
-                if not (_SEG_HDR < at < size and first < at_seq):
-                    raise JournalCorrupt("bad_commit", path)
-                f.seek(at)
-                off, seq = at, at_seq
-                seg.vend, seg.vseq = at, at_seq  # what verify() has to check
-            start = seq
-            while off < size:
-                r = self._read_record(f, path, off, size, seq, seq == start)
-                if r < 0:  # torn: a valid prefix of the next record, then end of file
-                    if not newest or seq == at_seq:
-                        raise _corrupt("bad_record", path, off)
-                    f.close()
-                    if seq == first:  # not even the snapshot: the rotation was cut
-                        self._drop(num, report)
-                        return None
-                    report["torn"] += size - off
-                    self._truncate(num, off)
-                    size = off
-                    break
-                if self._kind == KIND_SNAPSHOT:
-                    seg.note_cp(seq, off)
-                off += r
-                self.high_seq = max(self.high_seq, seq)
-                seq += 1
-            if seq == first:  # a header and nothing else
-                if not newest:
-                    raise JournalCorrupt("bad_snapshot", path)
-                f.close()
-                self._drop(num, report)
-                return None
-            seg.last = seq - 1
-            seg.size = size
-            return seg
-        finally:
-            f.close()
-
-    def _read_record(self, f, path, off, size, seq, first, keep=False):
-        """Read and check the record at off (f positioned there). Returns its length, or
-        -1 if the rest of the file is a valid prefix of record `seq` (a torn append).
-        Raises JournalCorrupt for anything else. Its kind and CRC are left in _kind and
-        _crc, and with keep=True its payload (bytes) in _payload."""
-        buf = self._rbuf
-        mv = memoryview(buf)
-        avail = size - off
-        n = readfull(f, mv[:min(_HDR, avail)])
-        if n < _HDR:
-            # Torn inside the header: every byte there must be what record `seq` has
-            # (a record or, past the first, a checkpoint's snapshot).
-            if n < avail:
-                raise _corrupt("bad_record", path, off)
-            want = struct.pack("<BBI", _MAGIC, KIND_SNAPSHOT if first else buf[1], seq)
-            if bytes(mv[:min(n, 6)]) != want[:min(n, 6)] or (
-                    n > 1 and not first and buf[1] not in (KIND_RECORD, KIND_SNAPSHOT)):
-                raise _corrupt("bad_record", path, off)
-            return -1
-        magic, kind, rseq, length = struct.unpack_from(_REC_FMT, buf, 0)
-        (hchk,) = struct.unpack_from("<H", buf, 8)
-        if magic != _MAGIC or hchk != crc32(mv[:8]) & 0xFFFF or length > self.max_payload:
-            raise _corrupt("bad_record", path, off)
-        if first and kind != KIND_SNAPSHOT:
-            raise _corrupt("bad_snapshot", path, off)
-        if not first and kind != KIND_RECORD and kind != KIND_SNAPSHOT:
-            raise _corrupt("bad_record", path, off)
-        if rseq != seq:
-            raise _corrupt("sequence_gap", path, off, " (seq %d, expected %d)" % (rseq, seq))
-        total = _OVERHEAD + length
-        if avail < total:
-            # A complete, self-consistent header and a body cut short: a torn append.
-            return -1
-        crc = crc32(mv[:_HDR])
-        if length + 4 <= _CHUNK:
-            # Most records: payload and CRC in one read (each read is ~0.3 ms of a
-            # Pico's littlefs, whatever its size).
-            if readfull(f, mv[:length + 4]) != length + 4:
-                raise _corrupt("bad_record", path, off)
-            crc = crc32(mv[:length], crc)
-            (stored,) = struct.unpack_from("<I", buf, length)
-            if stored != crc:
-                raise _corrupt("bad_record", path, off)
-            if keep:
-                self._payload = bytes(mv[:length])
-            self._kind = kind
-            self._crc = stored
-            return total
-        if keep:  # the payload the caller keeps: read as one bytes object, no copy
-            data = f.read(length)
-            if len(data) != length:
-                raise _corrupt("bad_record", path, off)
-            crc = crc32(data, crc)
-            self._payload = data
-        else:
-            left = length
-            while left:
-                k = min(left, _CHUNK)
-                if readfull(f, mv[:k]) != k:
-                    raise _corrupt("bad_record", path, off)
-                crc = crc32(mv[:k], crc)
-                left -= k
-        if readfull(f, mv[:4]) != 4:
-            raise _corrupt("bad_record", path, off)
-        (stored,) = struct.unpack_from("<I", buf, 0)
-        if stored != crc:
-            raise _corrupt("bad_record", path, off)
-        self._kind = kind
-        self._crc = stored
-        return total
-
-    def _drop(self, num, report):
-        # The newest segment holds nothing acknowledged (a rotation cut short).
-        self.fs.remove(self._name(num))
-        self.fs.sync_dir(self.path)
-        report["dropped"] += 1
-
-    def _truncate(self, num, length):
-        # MicroPython files have no truncate(): copy the valid prefix aside, sync, rename
-        # it over the segment. See the module comment for a cut at each step.
-        fs = self.fs
-        src = fs.open(self._name(num), "rb")
-        dst = fs.open(self._name(num, _FIX), "wb")
-        mv = memoryview(self._rbuf)
-        try:
-            left = length
-            while left:
-                k = readfull(src, mv[:min(_COPY, left, len(mv))])
-                if not k:
-                    raise JournalError("segment shrank while being repaired")
-                dst.write(mv[:k])
-                left -= k
-            fs.fsync(dst)
-        finally:
-            dst.close()
-            src.close()
-        fs.sync_dir(self.path)
-        fs.rename(self._name(num, _FIX), self._name(num))
-        fs.sync_dir(self.path)
-
     def _remove_oldest(self):
         seg = self._segs.pop(0)
         self.fs.remove(self._name(seg.number))
@@ -700,22 +225,14 @@ class Journal:
                 "recovery needed (tilt; quarantine() to start afresh)"
                 if self._state == "corrupt" else "a write failed; reopen"))
 
-    def _frame(self, kind, seq, data):
-        """The record's header and its trailing CRC-32 (views of _wbuf, allocated once:
-        a record per dealt card), for writing as header, payload, CRC: three writes in
-        order, one record (a cut leaves a prefix of it, as a cut inside one write
-        does)."""
-        buf, mv = self._wbuf, self._wmv
-        struct.pack_into(_REC_FMT, buf, 0, _MAGIC, kind, seq, len(data))
-        struct.pack_into("<H", buf, 8, crc32(mv[:8]) & 0xFFFF)
-        struct.pack_into("<I", buf, _HDR, crc32(data, crc32(mv[:_HDR])))
-        return mv[:_HDR], mv[_HDR:]
 
     def _write_record(self, f, kind, seq, data):
-        head, tail = self._frame(kind, seq, data)
-        f.write(head)
+        # Header, payload, CRC: three writes in order, one record (record.frame: the
+        # header and CRC in _wbuf, allocated once; the payload never copied).
+        frame(self._wbuf, self._w8, self._whead, kind, seq, data)
+        f.write(self._whead)
         f.write(data)
-        f.write(tail)
+        f.write(self._wtail)
 
     def _check_payload(self, data, what):
         data = as_bytes(data, what)
@@ -736,7 +253,7 @@ class Journal:
         before append() returns."""
         self._ready()
         data = self._check_payload(payload, "payload")
-        n = _OVERHEAD + len(data)
+        n = OVERHEAD + len(data)
         if not self._segs or self._segs[-1].size + n > self.segment_size:
             self._rotate()
         return self._write(KIND_RECORD, data, hold)
@@ -762,7 +279,7 @@ class Journal:
             return None
         seg = self._segs[-1]
         data = self._check_payload(self.snapshot(self.next_seq), "snapshot")
-        if seg.size + _OVERHEAD + len(data) > self.segment_size:
+        if seg.size + OVERHEAD + len(data) > self.segment_size:
             return None
         return self._write(KIND_SNAPSHOT, data)
 
@@ -776,7 +293,7 @@ class Journal:
 
     def _write(self, kind, data, hold=False):
         seg = self._segs[-1]
-        n = _OVERHEAD + len(data)
+        n = OVERHEAD + len(data)
         seq = self.next_seq
         fs = self.fs
         f, self._wf = self._wf, None  # (always the newest segment: see release())
@@ -821,7 +338,7 @@ class Journal:
         n = self.max_payload if nbytes is None else nbytes
         if not isinstance(n, int) or not 0 <= n <= self.max_payload:
             raise ValueError("nbytes must be 0..%d" % self.max_payload)
-        if not self._segs or self._segs[-1].size + _OVERHEAD + n > self.segment_size:
+        if not self._segs or self._segs[-1].size + OVERHEAD + n > self.segment_size:
             self._rotate()
 
     @property
@@ -841,8 +358,8 @@ class Journal:
         seq = self.next_seq
         snap = self._check_payload(self.snapshot(seq), "snapshot")
         num = self._segs[-1].number + 1 if self._segs else self._next_number
-        head = struct.pack(_SEG_FMT, _SEG_MAGIC, num, seq)
-        head += struct.pack("<I", crc32(head))
+        head = bytearray(SEG_HDR)
+        pack_seg_header(head, SEG_MAGIC, num, seq)
         fs = self.fs
         try:
             f = fs.open(self._name(num), "wb")
@@ -853,7 +370,7 @@ class Journal:
             finally:
                 f.close()
             fs.sync_dir(self.path)
-            self._segs.append(_Seg(num, seq, seq, _SEG_HDR + _OVERHEAD + len(snap)))
+            self._segs.append(Seg(num, seq, seq, SEG_HDR + OVERHEAD + len(snap)))
             self._next_number = num + 1
             self.next_seq = seq + 1
             self._save_commit(seq)
@@ -925,7 +442,7 @@ class Journal:
             out = ring[pos:] + ring[:pos] + out
         return out
 
-    def _iter_segment(self, seg, start_seq, start_off=_SEG_HDR, off_seq=None):
+    def _iter_segment(self, seg, start_seq, start_off=SEG_HDR, off_seq=None):
         """The segment's records from start_seq. Reading begins at its start, or at
         start_off where record off_seq (<= start_seq; a checkpoint) begins, so the
         records before that are not read."""
@@ -933,9 +450,9 @@ class Journal:
         self._sized(seg)
         f = self.fs.open(path, "rb")
         try:
-            if not seg.hdr_ok and start_off == _SEG_HDR:
+            if not seg.hdr_ok and start_off == SEG_HDR:
                 # Read from its start: its header too (open(lazy=True) did not read it).
-                self._header(seg.number, seg.first)
+                journalopen.header(self, seg.number, seg.first)
                 seg.hdr_ok = True
             f.seek(start_off)
             off = start_off
@@ -944,7 +461,7 @@ class Journal:
                 keep = seq >= start_seq
                 r = self._read_record(f, path, off, seg.size, seq, seq == seg.first, keep)
                 if r < 0:  # it was whole at open(): changed under us
-                    raise _corrupt("bad_record", path, off)
+                    raise corrupt("bad_record", path, off)
                 if keep:
                     data, self._payload = self._payload, b""
                     yield (seq, self._kind, data, self._crc)
@@ -953,8 +470,8 @@ class Journal:
             if seq != seg.last + 1:
                 # Only a segment open(lazy=True) has not read yet can end elsewhere than
                 # where the next one begins: damage.
-                raise _corrupt("sequence_gap", path, off, " (ends at seq %d, expected %d)"
-                               % (seq - 1, seg.last))
+                raise corrupt("sequence_gap", path, off, " (ends at seq %d, expected %d)"
+                              % (seq - 1, seg.last))
         except JournalCorrupt:
             # Damage found by a read (a segment open(lazy=True) had not checked yet, or
             # flash changed since): the journal refuses use, as after open().
@@ -964,112 +481,3 @@ class Journal:
             f.close()
 
     # -- checking what open(lazy=True) left --
-    @property
-    def unchecked(self):
-        """Bytes of records open(lazy=True) left for verify() (0: all checked)."""
-        n = 0
-        for seg in self._segs:
-            if seg.vend:
-                n += self._sized(seg).vend - (self._voff if self._vnum == seg.number
-                                              else _SEG_HDR)
-        return n
-
-    def verify(self, n=4):
-        """Check up to `n` more records that open(lazy=True) left unchecked, oldest
-        first. Returns the bytes still unchecked (0: the journal is wholly checked, as
-        open() would have). Raises JournalCorrupt (the journal then refuses use, as after
-        open())."""
-        seg = self._to_verify()
-        if seg is None:
-            return 0
-        path = self._name(seg.number)
-        try:
-            if self._vnum != seg.number:
-                self._sized(seg)
-                if not seg.hdr_ok:
-                    self._header(seg.number, seg.first)
-                    seg.hdr_ok = True
-                self._vnum, self._voff, self._vseq = seg.number, _SEG_HDR, seg.first
-            off, seq = self._voff, self._vseq
-            f = self.fs.open(path, "rb")
-            try:
-                f.seek(off)
-                while n > 0 and off < seg.vend:
-                    r = self._read_record(f, path, off, seg.vend, seq, seq == seg.first)
-                    if r < 0:
-                        raise _corrupt("bad_record", path, off)
-                    if self._kind == KIND_SNAPSHOT:
-                        seg.note_cp(seq, off)
-                    off += r
-                    seq += 1
-                    n -= 1
-            finally:
-                f.close()
-            if off >= seg.vend:
-                if seq != seg.vseq:
-                    raise _corrupt("sequence_gap", path, off, " (seq %d, expected %d)"
-                                   % (seq, seg.vseq))
-                seg.vend = 0
-                self._vnum = 0
-        except JournalCorrupt:
-            self._state = "corrupt"
-            raise
-        self._voff, self._vseq = off, seq
-        return self.unchecked
-
-    def _to_verify(self):
-        # The oldest segment open(lazy=True) left unchecked; None: none, or not open.
-        if self._state == "open":
-            for seg in self._segs:
-                if seg.vend:
-                    return seg
-        return None
-
-    # -- after corruption --
-    def quarantine(self, min_seq=1):
-        """Set every segment aside as NNNNNNNN.bad (kept for the investigation, never
-        replayed) and start a new segment, with a snapshot, at seq max(high_seq + 1,
-        min_seq): numbering continues so meters and logs never see a seq twice. The
-        operator's tilt stays set until this returns; a cut part-way leaves the tilt set
-        and the clear is simply repeated."""
-        fs = self.fs
-        self.release()
-        makedirs(fs, self.path)
-        top = self._next_number - 1
-        for nm in fs.listdir(self.path):
-            num = _number(nm)
-            if num < 0:
-                continue
-            top = max(top, num)
-            if nm[8:] in (_SUFFIX, _FIX):
-                fs.rename(self._name(num, nm[8:]), self._name(num, _BAD))
-        fs.sync_dir(self.path)
-        self._segs = []
-        self._vnum = 0
-        self._next_number = top + 1
-        self.next_seq = max(self.high_seq + 1, self.committed + 1, min_seq, 1)
-        # What was set aside is no longer this journal's to export or keep.
-        self.acked = self.next_seq - 1
-        self._state = "open"
-        self._rotate()
-        return self.next_seq - 1
-
-
-def _corrupt(reason, path, off, extra=""):
-    # Built only on the error path: the scan itself formats no strings.
-    return JournalCorrupt(reason, "%s@%d%s" % (path, off, extra))
-
-
-def _number(name):
-    """NNNNNNNN.jnl/.fix/.bad -> NNNNNNNN, anything else -> -1."""
-    if len(name) != 12 or name[8:] not in (_SUFFIX, _FIX, _BAD):
-        return -1
-    digits = name[:8]
-    for c in digits:
-        if c < "0" or c > "9":
-            return -1
-    return int(digits)
-
-
-def _name_of(num, suffix):
-    return "%08d%s" % (num, suffix)

@@ -19,7 +19,7 @@
 #   boot: journal.open(); meters.load(); meters.recover(journal)
 import json
 
-from pitboss.store.journal import KIND_RECORD
+from pitboss.store.record import KIND_RECORD
 from pitboss.store.osfs import write_file
 from pitboss.store.slots import SlotCorrupt, Slots
 from pitboss.compat import const

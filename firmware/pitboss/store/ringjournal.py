@@ -35,9 +35,9 @@
 #   first: its magic programmed to zero, a one-page program), and a sector is checked
 #   blank after its erase, so a cut inside an erase (a sector of unpredictable bits) is
 #   found and erased again before anything is written there.
-# - boot reads one header per segment, walks back from the newest through the positions
-#   before it while numbers run on, and reads the newest segment's records (the tail);
-#   older segments are checked by verify() from the main loop's idle passes, or when read.
+# - boot reads one header per segment and the newest segment's records (the tail); older
+#   segments are checked by verify() from the main loop's idle passes, or when read
+#   (pitboss.store.ringopen: open() and verify(), methods of this class written there).
 #
 # Erasing happens ahead of need, in prepare() (the controller's idle passes, one sector a
 # call): the position after the newest segment is retired if the journal may let it go,
@@ -45,54 +45,20 @@
 # A/B slots, keys and configuration stay on the filesystem; the commit record (pitboss.store.slots)
 # is saved only when the acknowledged seq or the owner's meta changes, not per record.
 import json
-import struct
-from binascii import crc32
 
 from pitboss.compat import const
-from pitboss.store.journal import (KIND_RECORD, KIND_SNAPSHOT, Journal, JournalCorrupt,
-                             JournalError, JournalFull, _corrupt, _Seg)
+from pitboss.store import ringopen
+from pitboss.store.journal import Journal
+from pitboss.store.journalerrors import JournalCorrupt, JournalError, JournalFull, corrupt
+from pitboss.store.record import (KIND_RECORD, KIND_SNAPSHOT, OVERHEAD, SEG_HDR, SEG_MAGIC,
+                                  SEG_START, frame, pack_seg_header)
+from pitboss.store.ringopen import Cursor
+from pitboss.store.segment import Seg
 
-# pitboss.store.journal's framing (docs/journal.md); a const() named with an underscore cannot
-# be imported on MicroPython, so they are repeated here.
-_MAGIC = const(0xA5)
-_HDR = const(10)
-_OVERHEAD = const(14)
-_SEG_HDR = const(16)
-
-_START = b"PBJ0"
-_NEXT = b"PBJ1"
+# The region's page (pitboss.store.region.PAGE; ringopen.py's too): a const() named with an
+# underscore cannot be imported on MicroPython, and every record's pages are counted in it.
 _PAGE = const(256)
-_FF = const(0xFF)
 _ERASE_TRIES = const(3)
-
-
-class _RSeg(_Seg):
-    __slots__ = ("pos",)
-
-
-class _Cursor:
-    """A segment read as a file (seek, readinto, read): what Journal._read_record reads."""
-
-    def __init__(self, region, base):
-        self.region = region
-        self.base = base
-        self.pos = 0
-
-    def seek(self, off):
-        self.pos = off
-
-    def readinto(self, buf):
-        self.region.read(self.base + self.pos, buf)
-        self.pos += len(buf)
-        return len(buf)
-
-    def read(self, n):
-        out = bytearray(n)
-        self.readinto(out)
-        return bytes(out)
-
-    def close(self):
-        pass
 
 
 class RegionJournal(Journal):
@@ -124,9 +90,6 @@ class RegionJournal(Journal):
         self._ff = b"\xff" * _PAGE
         self._paddr = 0  # region address of the page _lo holds
         self._fill = 0  # bytes of _pb holding the record stream
-        self._h = bytearray(_HDR)  # a record's header, its first 8 bytes, its CRC
-        self._h8 = memoryview(self._h)[:8]
-        self._c4 = bytearray(4)
         self._dirty = False  # the newest segment ends in a torn record: rotate first
         self._top = 0  # the highest segment number on the region
         self._top_pos = -1  # ... and its position
@@ -153,212 +116,9 @@ class RegionJournal(Journal):
     def segments(self):
         return [(s.number, s.first, s.last, s.size) for s in self._segs]
 
-    # -- recovery --
-    def open(self, lazy=False):
-        """Find the journal on the region (one header per segment, the newest segment's
-        records). Returns {'torn': bytes of a torn append left behind, 'dropped': 0,
-        'fixed': 0, 'pruned': 0}. lazy=False also checks every older record now (else
-        verify() does, from the idle passes). Raises JournalCorrupt."""
-        self.release()
-        self._segs = []
-        self._state = "closed"
-        self._vnum = 0
-        self._dirty = False
-        self._bpos = -1
-        self.high_seq = 0
-        report = {"torn": 0, "dropped": 0, "fixed": 0, "pruned": 0}
-        try:
-            self._load_commit()
-            self._meta_saved = dict(self.meta)
-            heads = self._headers()
-            if self._top_pos >= 0:
-                self._chain(heads, report)
-            last = self._segs[-1].last if self._segs else 0
-            if last < self.committed:
-                raise JournalCorrupt("truncated", "region ends at seq %d, %d were written"
-                                     % (last, self.committed))
-            if self.retain and self._segs and self._segs[0].first > self.acked + 1 and \
-                    self.acked:
-                # Segments go only once acknowledged: an older one is missing (damage).
-                raise JournalCorrupt("missing_segment", "records %d..%d"
-                                     % (self.acked + 1, self._segs[0].first - 1))
-        except JournalCorrupt:
-            self._state = "corrupt"
-            raise
-        self.next_seq = self._segs[-1].last + 1 if self._segs else \
-            max(self.high_seq, self.committed) + 1
-        self._state = "open"
-        if not lazy:
-            while self.verify(64):
-                pass
-        return report
-
-    def _headers(self):
-        """[(number, first, start) or None] per position; notes the top number."""
-        buf = self._rbuf
-        mv = memoryview(buf)[:_SEG_HDR]
-        heads = []
-        self._top = 0
-        self._top_pos = -1
-        for pos in range(self.nseg):
-            self.region.read(self._base(pos), mv)
-            magic, number, first = struct.unpack_from("<4sII", buf, 0)
-            (hcrc,) = struct.unpack_from("<I", buf, 12)
-            h = None
-            if magic in (_START, _NEXT) and hcrc == crc32(mv[:12]):
-                h = (number, first, magic == _START)
-                if number > self._top:
-                    self._top, self._top_pos = number, pos
-                self.high_seq = max(self.high_seq, first - 1)
-            heads.append(h)
-        return heads
-
-    def _chain(self, heads, report):
-        pos = self._top_pos
-        number, first, start = heads[pos]
-        seg = self._scan_newest(pos, number, first, report)
-        segs = [seg]
-        while not start and len(segs) < self.nseg:
-            pos = (pos - 1) % self.nseg
-            h = heads[pos]
-            if h is None or h[0] != number - 1 or h[1] >= first:
-                break
-            number, first, start = h
-            older = _RSeg(number, first, segs[0].first - 1, self.segment_size)
-            older.pos = pos
-            older.vend, older.vseq = self.segment_size, segs[0].first  # verify()'s
-            segs.insert(0, older)
-        self._segs = segs
-
-    def _scan_newest(self, pos, number, first, report):
-        """Read the newest segment's records to its end: erased flash, or a torn append
-        (which must look like one, else JournalCorrupt)."""
-        seg = _RSeg(number, first, first, _SEG_HDR)
-        seg.pos = pos
-        size = self.segment_size
-        base = self._base(pos)
-        cur = _Cursor(self.region, base)
-        name = self._name(number)
-        # Read whole from its newest checkpoint on (what replay needs, where a torn append
-        # can be); the records before it are verify()'s.
-        off, seq = self._hop(base, first)
-        if off > _SEG_HDR:
-            seg.vend, seg.vseq = off, seq
-        while off < size:
-            cur.seek(off)
-            try:
-                r = self._read_record(cur, name, off, size, seq, seq == first)
-            except JournalCorrupt:
-                r = -1
-            if r < 0 and self._erased_from(base, off):
-                break  # the end: nothing was started here
-            if r < 0:
-                try:
-                    if seq == first:  # the header is written after the whole snapshot
-                        raise _corrupt("bad_snapshot", name, off)
-                    report["torn"] += self._torn(base, off, seq, name)
-                except JournalCorrupt:
-                    self._salvage_high(base, off)
-                    raise
-                self._dirty = True
-                break
-            if self._kind == KIND_SNAPSHOT:
-                seg.note_cp(seq, off)
-            off += r
-            self.high_seq = max(self.high_seq, seq)
-            seq += 1
-        if seq == first:
-            raise _corrupt("bad_snapshot", name, off)
-        seg.size, seg.last = off, seq - 1
-        self._set_tail(base + off)
-        return seg
-
-    def _hop(self, base, seq):
-        """(offset, seq) of the newest snapshot record in the segment at base, found by
-        reading record headers only (magic, seq and header check), from its first record
-        to the first header that does not hold: a boot reads a segment's headers, not its
-        payloads (on a Pico a record read whole is ~1 ms of the boot's 400)."""
-        buf = self._rbuf
-        mv = memoryview(buf)[:_HDR]
-        h8 = memoryview(buf)[:8]
-        at, at_seq = _SEG_HDR, seq
-        off = _SEG_HDR
-        size = self.segment_size
-        while off + _HDR <= size:
-            self.region.read(base + off, mv)
-            magic, kind, rseq, length = struct.unpack_from("<BBIH", buf, 0)
-            if magic != _MAGIC or rseq != seq or length > self.max_payload or \
-                    struct.unpack_from("<H", buf, 8)[0] != crc32(h8) & 0xFFFF:
-                break
-            if kind == KIND_SNAPSHOT:
-                at, at_seq = off, seq
-            off += _OVERHEAD + length
-            seq += 1
-        return at, at_seq
-
-    def _erased_from(self, base, off):
-        """Is everything from off to the end of its page erased (nothing started there)?"""
-        buf = self._rbuf
-        page = off & ~(_PAGE - 1)
-        self.region.read(base + page, buf)
-        for i in range(off - page, _PAGE):
-            if buf[i] != _FF:
-                return False
-        return True
-
-    def _torn(self, base, off, seq, name):
-        """The bytes from off must be one append cut short: whole pages of a valid prefix
-        of record `seq`, then (page L) whatever a cut page program leaves, then erased
-        pages. Returns the bytes spoiled; raises JournalCorrupt for anything else."""
-        size = self.segment_size
-        buf = self._rbuf
-        mv = memoryview(buf)
-        last = off & ~(_PAGE - 1)  # the last page not erased (L)
-        p = last + _PAGE
-        while p < size:
-            self.region.read(base + p, buf)
-            if buf == self._ff:
-                break
-            last = p
-            p += _PAGE
-        # After L: nothing but erased pages up to the record's largest possible end.
-        limit = min(size, off + _OVERHEAD + self.max_payload + _PAGE)
-        q = p
-        while q < limit:
-            self.region.read(base + q, buf)
-            if buf != self._ff:
-                raise _corrupt("bad_record", name, off, " (not a torn append)")
-            q += _PAGE
-        # (A record's payload is text, so a programmed page is never all 0xFF.)
-        whole = last - off  # bytes of the record in pages programmed whole
-        if whole > 0:
-            n = min(whole, _HDR)
-            self.region.read(base + off, mv[:n])
-            ok = buf[0] == _MAGIC and (n < 2 or buf[1] in (KIND_RECORD, KIND_SNAPSHOT))
-            if ok and n >= 6:
-                ok = struct.unpack_from("<I", buf, 2)[0] == seq
-            if ok and n == _HDR:
-                length = struct.unpack_from("<H", buf, 6)[0]
-                ok = struct.unpack_from("<H", buf, 8)[0] == crc32(mv[:8]) & 0xFFFF and \
-                    length <= self.max_payload and off + _OVERHEAD + length > last
-            if not ok:
-                raise _corrupt("bad_record", name, off, " (not a torn append)")
-        return last + _PAGE - off
-
-    def _salvage_high(self, base, off):
-        # Damage in the newest segment: the seqs written after it still count for
-        # quarantine()'s numbering (no seq is ever used twice), so look for record
-        # headers past it whose header check holds.
-        buf = bytearray(_PAGE + _HDR)
-        mv = memoryview(buf)
-        for p in range(off & ~(_PAGE - 1), self.segment_size, _PAGE):
-            k = min(_PAGE + _HDR, self.segment_size - p)
-            self.region.read(base + p, mv[:k])
-            i = buf.find(b"\xa5")
-            while 0 <= i <= k - _HDR:
-                if struct.unpack_from("<H", buf, i + 8)[0] == crc32(mv[i:i + 8]) & 0xFFFF:
-                    self.high_seq = max(self.high_seq, struct.unpack_from("<I", buf, i + 2)[0])
-                i = buf.find(b"\xa5", i + 1)
+    # -- recovery, checking what open(lazy=True) left: pitboss.store.ringopen --
+    open = ringopen.open_region
+    verify = ringopen.verify
 
     def _set_tail(self, addr):
         # The page buffer from flash: the tail page's programmed bytes, erased after them.
@@ -368,45 +128,9 @@ class RegionJournal(Journal):
         self.region.read(page, self._lo)
         self._hi[:] = self._ff
 
-    # -- checking what open(lazy=True) left --
-    def verify(self, n=4):
-        """Check up to `n` more records of the segments open() did not read, oldest
-        first. Returns the bytes (an estimate: a segment's size until it is read) still
-        unchecked. Raises JournalCorrupt (the journal then refuses use)."""
-        seg = self._to_verify()
-        if seg is None:
-            return 0
-        if self._vnum != seg.number:
-            self._vnum, self._voff, self._vseq = seg.number, _SEG_HDR, seg.first
-        off, seq = self._voff, self._vseq
-        cur = _Cursor(self.region, self._base(seg.pos))
-        name = self._name(seg.number)
-        try:
-            while n > 0 and seq < seg.vseq:
-                cur.seek(off)
-                r = self._read_record(cur, name, off, self.segment_size, seq,
-                                      seq == seg.first)
-                if r < 0:
-                    raise _corrupt("bad_record", name, off)
-                if self._kind == KIND_SNAPSHOT:
-                    seg.note_cp(seq, off)
-                off += r
-                seq += 1
-                n -= 1
-        except JournalCorrupt:
-            self._state = "corrupt"
-            raise
-        if seq >= seg.vseq:
-            if seg is not self._segs[-1]:
-                seg.size = off  # (the newest's size is known: open() read its end)
-            seg.vend = 0
-            self._vnum = 0
-        self._voff, self._vseq = off, seq
-        return self.unchecked
-
     # -- reading --
-    def _iter_segment(self, seg, start_seq, start_off=_SEG_HDR, off_seq=None):
-        cur = _Cursor(self.region, self._base(seg.pos))
+    def _iter_segment(self, seg, start_seq, start_off=SEG_HDR, off_seq=None):
+        cur = Cursor(self.region, self._base(seg.pos))
         name = self._name(seg.number)
         off = start_off
         seq = seg.first if off_seq is None else off_seq
@@ -417,7 +141,7 @@ class RegionJournal(Journal):
                 r = self._read_record(cur, name, off, self.segment_size, seq,
                                       seq == seg.first, keep)
                 if r < 0:
-                    raise _corrupt("bad_record", name, off)
+                    raise corrupt("bad_record", name, off)
                 if keep:
                     data, self._payload = self._payload, b""
                     yield (seq, self._kind, data, self._crc)
@@ -446,7 +170,7 @@ class RegionJournal(Journal):
         if n > self.max_payload:
             raise ValueError("payload is %d bytes, max %d" % (n, self.max_payload))
         if self._dirty or not self._segs or \
-                self._segs[-1].size + _OVERHEAD + n > self.segment_size:
+                self._segs[-1].size + OVERHEAD + n > self.segment_size:
             self._rotate()
         return self._write(KIND_RECORD, payload)
 
@@ -472,7 +196,7 @@ class RegionJournal(Journal):
             raise
         if kind == KIND_SNAPSHOT:
             seg.note_cp(seq, seg.size)
-        seg.size += _OVERHEAD + len(data)
+        seg.size += OVERHEAD + len(data)
         seg.last = seq
         self.next_seq = seq + 1
         if self._commit is not None and self.meta != self._meta_saved:
@@ -480,14 +204,11 @@ class RegionJournal(Journal):
         return seq
 
     def _put_record(self, kind, seq, data):
-        h = self._h
-        n = len(data)
-        struct.pack_into("<BBIH", h, 0, _MAGIC, kind, seq, n)
-        struct.pack_into("<H", h, 8, crc32(self._h8) & 0xFFFF)
-        struct.pack_into("<I", self._c4, 0, crc32(data, crc32(h)))
-        self._put(h)
+        # Header and CRC into Journal's _wbuf (record.frame; allocated once, as its views).
+        frame(self._wbuf, self._w8, self._whead, kind, seq, data)
+        self._put(self._whead)
         self._put(data)
-        self._put(self._c4)
+        self._put(self._wtail)
         if self._fill:
             # The record's last page: earlier records' bytes in it programmed again as
             # they are (NOR keeps them), erased bytes after it.
@@ -543,20 +264,19 @@ class RegionJournal(Journal):
             self._paddr, self._fill = base, 0
             self._lo[:] = self._ff
             self._hi[:] = self._ff
-            self._put(memoryview(self._ff)[:_SEG_HDR])
+            self._put(memoryview(self._ff)[:SEG_HDR])
             self._put_record(KIND_SNAPSHOT, seq, snap)
             page = self._rbuf
             self.region.read(base, page)
-            struct.pack_into("<4sII", page, 0, _START if start or not self._segs else _NEXT,
-                             num, seq)
-            struct.pack_into("<I", page, 12, crc32(memoryview(page)[:12]))
+            pack_seg_header(page, SEG_START if start or not self._segs else SEG_MAGIC, num,
+                            seq)
             self.region.program(base, page)
             if self._paddr == base:
                 self._lo[:] = page
         except OSError:
             self._state = "broken"
             raise
-        seg = _RSeg(num, seq, seq, _SEG_HDR + _OVERHEAD + len(snap))
+        seg = Seg(num, seq, seq, SEG_HDR + OVERHEAD + len(snap))
         seg.pos = pos
         self._segs.append(seg)
         self._top, self._top_pos = num, pos

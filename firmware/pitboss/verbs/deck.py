@@ -2,7 +2,7 @@
 # progress, answered by the App, which owns the reader and the deck map
 # (pitboss.store.deckmap; docs/shoe-protocol.md).
 from pitboss.errors import Refused
-from pitboss.hw.shoe import SerialShoe
+from pitboss.hw.serialshoe import SerialShoe
 
 
 def deck_register(ctl, args):

@@ -1,0 +1,220 @@
+# The serial shoe: pitboss shoe frames (pitboss.hw.shoeframe) read from a UART, each
+# intact frame acknowledged on its TX line so the shoe resends what the chip missed
+# (docs/shoe-protocol.md); ByteSource, the UART stand-in of the simulated shoe and of
+# transcripts. The interface and the event codes are pitboss.hw.shoe's.
+import time
+
+from pitboss.compat import const
+from pitboss.hw.shoe import EV_BAD_CRC, EV_DUPLICATE, EV_MALFORMED, EV_UNRESENT, Shoe
+from pitboss.hw.shoeframe import ACK_LEN, FrameDecoder, encode_ack
+
+
+def _ms():
+    # The resend wait's default clock: time.ticks_ms on MicroPython, ms on CPython.
+    f = getattr(time, "ticks_ms", None)
+    return f() if f is not None else int(getattr(time, "monotonic")() * 1000)
+
+
+def _since(then, now):
+    d = getattr(time, "ticks_diff", None)  # the ticks counter wraps on MicroPython
+    return d(now, then) if d is not None else now - then
+
+
+# A frame's first byte, '!' (pitboss.hw.shoeframe's): a const() named with an underscore
+# cannot be imported on MicroPython, and poll() compares every byte with it.
+_START = const(0x21)
+# How long a torn frame may wait for an intact frame (its resend, or any later frame)
+# before its card counts as lost. The acknowledging shoe resends every 100 ms; a flash
+# erase with interrupts off (up to 400 ms) can drop one resend whole and tear the next,
+# and each torn copy restarts the wait.
+RESEND_MS = const(1000)
+# Bytes after those received when an acknowledgement goes out that may still be copies of
+# the acknowledged frame: a copy already on the wire (up to a frame), and one the shoe's
+# timer started while the acknowledgement travelled to it (10 bytes) or while the shoe
+# took it in: three frames' worth, which arrive within _GRACE_MS at 9600 baud (37.5 ms);
+# once the line has been quiet that long after the acknowledgement, the grace is over.
+_GRACE = const(36)
+_GRACE_MS = const(50)
+
+
+class SerialShoe(Shoe):
+    """A shoe that sends frames over a UART-like object: any() and readinto(buf, n).
+
+    Reads go into one preallocated buffer; poll() consumes it a byte at a time and
+    returns at the first card, so a burst of frames is dealt one card per call and a
+    frame split across reads is simply finished by the next one."""
+
+    def __init__(self, uart, alarm=None, bufsize=64, ticks=None):
+        super().__init__(alarm)
+        self.uart = uart
+        self._buf = bytearray(bufsize)
+        self._ackbuf = bytearray(ACK_LEN)
+        self._write = getattr(uart, "write", None)  # a receive-only source has no line back
+        self._pos = 0
+        self._end = 0
+        self._ticks = ticks or _ms  # injectable: the link model runs in simulated time
+        # Torn frames (docs/shoe-protocol.md, "Transport errors and misdeals"): when the
+        # last torn frame that may hold an unacknowledged card was seen (None: none
+        # waiting). Bytes that were already received when an acknowledgement went out,
+        # and the _GRACE bytes after them, can only be copies of frames up to the
+        # acknowledged one, since the shoe sends the next frame only after it hears that
+        # acknowledgement: a torn frame that starts among them never needs a resend.
+        # _pre counts those bytes down (received ones + _GRACE).
+        self._torn_at = None
+        self._pre = 0
+        self._old = False  # the frame being decoded started among those bytes
+        self._strict = False  # ...among the bytes received before the acknowledgement
+        self._ack_at = 0
+        # A shoe that does not wait for acknowledgements (an older streaming shoe) sends
+        # new cards among those bytes: then a torn frame there may hold a card too.
+        self.streams = False
+        self.decoder = FrameDecoder(self._report)
+
+    def _report(self, code, seq, info):
+        if (code == EV_MALFORMED or code == EV_BAD_CRC) and (self.streams or not self._old):
+            self._torn_at = self._ticks()  # each torn copy restarts the wait
+        Shoe._report(self, code, seq, info)
+
+    def reset(self):
+        # A new shuffle forgets the cards, never the sequence: the shoe numbers its frames
+        # across rounds, so a lost first frame of a round shows as a gap (or a stale
+        # frame) instead of the next card silently becoming card 1.
+        super().reset()
+
+    def ack(self, seq):
+        """Acknowledge frame `seq` on the UART's TX line. The caller (pitboss.app) does it
+        for a card once the controller has journalled it, so an acknowledged card is on
+        flash; every other intact frame (a repeat, a refused card) poll() acknowledges
+        itself. A failing TX line is not an error here: the shoe sends again."""
+        if self._write is None:
+            return
+        try:
+            self._write(encode_ack(seq & 0xFFFF, self._ackbuf))
+        except OSError:
+            pass
+        # Everything received so far was sent before the shoe could hear this, and so
+        # may be what is on the wire now (_GRACE).
+        try:
+            waiting = self.uart.any()
+        except OSError:
+            waiting = 0
+        self._pre = self._end - self._pos + waiting + _GRACE
+        self._ack_at = self._ticks()
+
+    def resume(self, card, seq):
+        """The journal's last card came from frame `seq`: a shoe that did not see its
+        acknowledgement before a power cut sends it again, and that is a repeat."""
+        dec = self.decoder
+        dec.last_seq, dec.last_card = seq, card
+        self._first(card)
+
+    def poll(self):
+        dec = self.decoder
+        while True:
+            if dec.ready:
+                card, seq = dec.take()
+                dec.intact = -1  # a card: acknowledged by the caller once it is journalled
+                self._torn_at = None  # an intact frame came: the sequence tells the rest
+                if self._first(card):
+                    return (card, seq)
+                self._report(EV_DUPLICATE, seq, card)
+                self.ack(seq)
+                continue
+            if self._pos >= self._end and not self._fill():
+                self._check_torn()
+                return None
+            buf = self._buf
+            pos, end = self._pos, self._end
+            push = dec.push
+            pre = self._pre
+            try:
+                while pos < end:
+                    b = buf[pos]
+                    pos += 1
+                    old = pre > 0
+                    strict = pre > _GRACE  # received before the acknowledgement went out
+                    if old:
+                        pre -= 1
+                    got = push(b)
+                    if b == _START:  # after push: a frame it cut short was the old one
+                        self._old = old
+                        self._strict = strict
+                    if got:
+                        if self._strict:  # a new card the shoe sent before our ack
+                            self.streams = True
+                        break
+                    if dec.intact >= 0:  # an intact frame that is no card: a repeat...
+                        self._torn_at = None
+                        self._pos = pos
+                        self.ack(dec.intact)  # (sets _pre: the bytes left are pre-ack)
+                        pre = self._pre
+                        dec.intact = -1
+            finally:
+                # Also when an alarm callback raised: those bytes are parsed, never twice.
+                self._pos = pos
+                self._pre = pre
+
+    def _check_torn(self):
+        # The line is quiet. Copies still on the wire when the last acknowledgement went
+        # out have arrived by _GRACE_MS after it: what comes next is new.
+        if 0 < self._pre <= _GRACE and _since(self._ack_at, self._ticks()) >= _GRACE_MS:
+            self._pre = 0
+        # A torn frame that may have held a card and was followed by
+        # nothing intact for RESEND_MS was not resent (a shoe that does not retransmit, or
+        # one that gave up): its card is lost, a misdeal.
+        t = self._torn_at
+        if t is not None:
+            waited = _since(t, self._ticks())
+            if waited >= RESEND_MS:
+                self._torn_at = None
+                self._report(EV_UNRESENT, -1, waited)
+
+    def _fill(self):
+        n = self.uart.any()
+        if not n:
+            return False
+        # any() may say 1 when more is waiting (allowed by the machine.UART docs); never
+        # ask for more than it promised, so readinto cannot block on a UART timeout.
+        n = self.uart.readinto(self._buf, min(n, len(self._buf)))
+        if not n:
+            return False
+        self._pos, self._end = 0, n
+        return True
+
+
+class ByteSource:
+    """A UART stand-in over bytes already in memory: the simulated shoe, and transcripts.
+    feed() appends more (the simulator deals as the round goes)."""
+
+    def __init__(self, data=b""):
+        self._data = bytearray(data)
+        self._pos = 0
+        self.tx = bytearray()  # what the controller sent back (acknowledgements)
+
+    def feed(self, data):
+        if self._pos:  # drop what has been read so the buffer does not grow forever
+            self._data = self._data[self._pos:]
+            self._pos = 0
+        self._data.extend(data)
+
+    def any(self):
+        return len(self._data) - self._pos
+
+    def write(self, data):
+        self.tx.extend(data)
+        return len(data)
+
+    def readinto(self, buf, nbytes=-1):
+        n = len(buf) if nbytes < 0 else min(nbytes, len(buf))
+        n = min(n, len(self._data) - self._pos)
+        if n <= 0:
+            return None  # as machine.UART: nothing to read is None, not 0
+        p = self._pos
+        buf[:n] = self._data[p:p + n]
+        self._pos = p + n
+        return n
+
+
+def simulated(data=b"", alarm=None):
+    """The simulated shoe: the same SerialShoe and frame parser, fed from memory."""
+    return SerialShoe(ByteSource(data), alarm)

@@ -1,0 +1,133 @@
+# The journal's records on flash (docs/journal.md, "Journal records", with a worked hex
+# example): one format for both journals (pitboss.store.journal on segment files,
+# pitboss.store.ringjournal on a flash region), and for host_tools/export.py, which
+# rebuilds an exported record's CRC-32 with frame().
+#
+# record: magic u8, kind u8, seq u32, len u16, hchk u16 (low 16 bits of CRC-32 of the
+# first 8 bytes); then payload; then CRC-32 (u32) of header + payload. Little-endian.
+# hchk exists so that a damaged *length* in the last record of the newest segment reads as
+# corruption instead of as a torn append (which would silently drop an acknowledged
+# record); the trailing CRC alone cannot tell the two apart.
+# segment header: 4-byte magic, u32 segment number, u32 first seq, u32 CRC-32 of the 12
+# bytes before it.
+#
+# The names are public because both journals use them: a const() named with an
+# underscore cannot be imported on MicroPython.
+import struct
+from binascii import crc32
+
+from pitboss.compat import const
+from pitboss.store.journalerrors import corrupt
+from pitboss.store.osfs import readfull
+
+MAGIC = const(0xA5)  # neither erased flash (0xFF) nor zeroed flash (0x00)
+KIND_RECORD = const(0x52)  # 'R': an event from the table
+KIND_SNAPSHOT = const(0x53)  # 'S': the first record of every segment, and checkpoints
+HDR = const(10)
+OVERHEAD = const(14)  # header + CRC
+REC_FMT = "<BBIH"
+SEG_MAGIC = b"PBJ1"  # a segment (on a region: one continuing the segment before it)
+SEG_START = b"PBJ0"  # on a region: a segment starting a journal (fresh, or after quarantine)
+SEG_HDR = const(16)
+SEG_FMT = "<4sII"
+CHUNK = const(256)  # the read buffer: a header, or a piece of a record's payload
+
+
+def frame(buf, h8, head, kind, seq, data):
+    """A record's header into buf[:HDR] and its CRC-32 into buf[HDR:OVERHEAD], for writing
+    as header, payload, CRC: three writes in order, one record (a cut leaves a prefix of
+    it, as a cut inside one write does), and the payload never copied. buf is the
+    writer's, allocated once (a record per dealt card), h8 and head views of its first 8
+    and HDR bytes made with it: nothing is allocated here but the CRC values."""
+    struct.pack_into(REC_FMT, buf, 0, MAGIC, kind, seq, len(data))
+    struct.pack_into("<H", buf, 8, crc32(h8) & 0xFFFF)
+    struct.pack_into("<I", buf, HDR, crc32(data, crc32(head)))
+
+
+def pack_seg_header(buf, magic, number, first):
+    """A segment header into buf[:SEG_HDR]."""
+    struct.pack_into(SEG_FMT, buf, 0, magic, number, first)
+    struct.pack_into("<I", buf, 12, crc32(memoryview(buf)[:12]))
+
+
+def seg_header(buf):
+    """(magic, number, first seq) of the segment header in buf[:SEG_HDR], or None where its
+    CRC-32 does not hold."""
+    magic, number, first = struct.unpack_from(SEG_FMT, buf, 0)
+    (hcrc,) = struct.unpack_from("<I", buf, 12)
+    if hcrc != crc32(memoryview(buf)[:12]):
+        return None
+    return magic, number, first
+
+
+def read_record(j, f, path, off, size, seq, first, keep=False):
+    """Journal._read_record (bound in its class; j is the journal): read and check the
+    record at off (f positioned there, read into j._rbuf). Returns its length, or -1 if
+    the rest of the file is a valid prefix of record `seq` (a torn append). Raises
+    JournalCorrupt for anything else. Its kind and CRC are left in j._kind and j._crc,
+    and with keep=True its payload (bytes) in j._payload."""
+    buf = j._rbuf
+    mv = memoryview(buf)
+    avail = size - off
+    n = readfull(f, mv[:min(HDR, avail)])
+    if n < HDR:
+        # Torn inside the header: every byte there must be what record `seq` has
+        # (a record or, past the first, a checkpoint's snapshot).
+        if n < avail:
+            raise corrupt("bad_record", path, off)
+        want = struct.pack("<BBI", MAGIC, KIND_SNAPSHOT if first else buf[1], seq)
+        if bytes(mv[:min(n, 6)]) != want[:min(n, 6)] or (
+                n > 1 and not first and buf[1] not in (KIND_RECORD, KIND_SNAPSHOT)):
+            raise corrupt("bad_record", path, off)
+        return -1
+    magic, kind, rseq, length = struct.unpack_from(REC_FMT, buf, 0)
+    (hchk,) = struct.unpack_from("<H", buf, 8)
+    if magic != MAGIC or hchk != crc32(mv[:8]) & 0xFFFF or length > j.max_payload:
+        raise corrupt("bad_record", path, off)
+    if first and kind != KIND_SNAPSHOT:
+        raise corrupt("bad_snapshot", path, off)
+    if not first and kind != KIND_RECORD and kind != KIND_SNAPSHOT:
+        raise corrupt("bad_record", path, off)
+    if rseq != seq:
+        raise corrupt("sequence_gap", path, off, " (seq %d, expected %d)" % (rseq, seq))
+    total = OVERHEAD + length
+    if avail < total:
+        # A complete, j-consistent header and a body cut short: a torn append.
+        return -1
+    crc = crc32(mv[:HDR])
+    if length + 4 <= CHUNK:
+        # Most records: payload and CRC in one read (each read is ~0.3 ms of a
+        # Pico's littlefs, whatever its size).
+        if readfull(f, mv[:length + 4]) != length + 4:
+            raise corrupt("bad_record", path, off)
+        crc = crc32(mv[:length], crc)
+        (stored,) = struct.unpack_from("<I", buf, length)
+        if stored != crc:
+            raise corrupt("bad_record", path, off)
+        if keep:
+            j._payload = bytes(mv[:length])
+        j._kind = kind
+        j._crc = stored
+        return total
+    if keep:  # the payload the caller keeps: read as one bytes object, no copy
+        data = f.read(length)
+        if len(data) != length:
+            raise corrupt("bad_record", path, off)
+        crc = crc32(data, crc)
+        j._payload = data
+    else:
+        left = length
+        while left:
+            k = min(left, CHUNK)
+            if readfull(f, mv[:k]) != k:
+                raise corrupt("bad_record", path, off)
+            crc = crc32(mv[:k], crc)
+            left -= k
+    if readfull(f, mv[:4]) != 4:
+        raise corrupt("bad_record", path, off)
+    (stored,) = struct.unpack_from("<I", buf, 0)
+    if stored != crc:
+        raise corrupt("bad_record", path, off)
+    j._kind = kind
+    j._crc = stored
+    return total
