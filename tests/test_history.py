@@ -517,7 +517,7 @@ def test_a_full_table_plays_on_when_its_journal_is_exported(tmp_path):
     # 40, and tilt-clear was refused for good: no export could free a segment. Now the
     # last 10 settlements are held (issue 5's recall minimum), older ones while there is
     # room, and the budget (10 x 64 KB) still keeps the last 50 of this table for recall.
-    from pitboss.verbs.records import RECALL_MAX
+    from pitboss.store.record import RECALL_MAX
 
     t, conf = make(tmp_path)
     assert conf.configure(GAME, 7)["ok"]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from pitboss.store import record as R
 from pitboss.store.journal import Journal
-from pitboss.store.journalerrors import JournalCorrupt, JournalError, JournalFull
+from pitboss.store.record import JournalCorrupt, JournalError, JournalFull
 from pitboss.store.osfs import OsFS
 from powercut_fs import MemFS, PowerCut
 

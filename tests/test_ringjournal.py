@@ -10,7 +10,7 @@ import pytest
 
 from nor_flash import NorFlash
 from pitboss.store import record as R
-from pitboss.store.journalerrors import JournalCorrupt, JournalFull
+from pitboss.store.record import JournalCorrupt, JournalFull
 from pitboss.store.osfs import OsFS
 from pitboss.store.region import FileRegion, FlashRegion
 from pitboss.store.ringjournal import RegionJournal

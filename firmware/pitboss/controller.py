@@ -58,11 +58,11 @@ from pitboss.recovery import Recovery
 from pitboss.store.auth import Auth
 from pitboss.store.cardrec import CardRecord
 from pitboss.store.journal import Journal
-from pitboss.store.journalerrors import JournalError
+from pitboss.store.record import JournalError
 from pitboss.store.meters import Meters, lines_from_result
 from pitboss.store.tilt import Tilt
-from pitboss.verbs import APP, AUTH, QUIET, RAW, ROUND, VERBS
-from pitboss.verbs.records import RECALL_HELD, RECALL_MAX
+from pitboss.verbs import APP, AUTH, QUIET, RAW, ROUND, VERBS, handler
+from pitboss.store.record import RECALL_HELD, RECALL_MAX
 
 # A checkpoint (a snapshot record, pitboss.store.journal) once this many bytes were journalled
 # after the last one, written between rounds: a boot replays at most that plus the round
@@ -315,14 +315,14 @@ class Controller(Recovery, Recording, Halting, Dealing):
                 return _err("empty", "empty command")
             verb = words[0].lower()
             e = VERBS.get(verb)
-            if e is None or (e[1] & APP and self.app is None):
+            if e is None or (e[2] & APP and self.app is None):
                 return _err("unknown_command", "unknown command %r" % words[0][:32])
             return self._guarded(verb, e, words[1:])
         except Exception as e:
             return self.fault(e)
 
     def _guarded(self, verb, e, args):
-        fn, flags = e
+        flags = e[2]
         try:
             if flags & AUTH:
                 return _err("auth_required", "%s needs an authenticated command: auth "
@@ -332,7 +332,7 @@ class Controller(Recovery, Recording, Halting, Dealing):
                             "must clear it" % ", ".join(a["code"]
                                                         for a in self.active_tilts()))
             seq0 = self.journal.last_seq
-            reply = protocol.call(fn, self, args, self.fault)
+            reply = protocol.call(handler(e), self, args, self.fault)
             err = reply.get("error")
             if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
                 self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
@@ -347,13 +347,13 @@ class Controller(Recovery, Recording, Halting, Dealing):
         """Run an authenticated line's verb (pitboss.verbs.operator.auth has checked its
         MAC and counter): one the table marks AUTH, with the rest of the line."""
         e = VERBS.get(verb)
-        if e is None or not e[1] & AUTH or (e[1] & APP and self.app is None):
+        if e is None or not e[2] & AUTH or (e[2] & APP and self.app is None):
             raise Refused("bad_args", "authenticated commands: config JSON, "
                           "tilt-clear OPERATOR [CODE], meters-reset OPERATOR, "
                           "export-ack SEQ, %s" % ", ".join(sorted(
-                              v for v in VERBS if VERBS[v][1] & AUTH and VERBS[v][1] & APP
+                              v for v in VERBS if VERBS[v][2] & AUTH and VERBS[v][2] & APP
                               and self.app is not None)))
-        return e[0](self, rest if e[1] & RAW else rest.split())
+        return handler(e)(self, rest if e[2] & RAW else rest.split())
 
     def require_table(self):
         if self.table is None:

@@ -7,7 +7,7 @@
 # this file holding its tilts.
 from pitboss.compat import const
 from pitboss.games.table import DEALING
-from pitboss.store.journalerrors import JournalCorrupt
+from pitboss.store.record import JournalCorrupt
 
 
 # Journal records idle() checks per pass (a pass opens the segment, ~6.6 ms of littlefs on a

@@ -1,5 +1,7 @@
 # Bench protocol: one command line in, one JSON reply line out (docs/protocol.md). The
-# verbs and their handlers are in pitboss.verbs (one table); this is the reply's shape.
+# verbs and their handlers are in pitboss.verbs (one table); this is the reply's shape,
+# and the one way a handler checks its arguments (int_arg, one_arg: Refused("bad_args")
+# naming what was wrong, before anything changes).
 #
 # A refused command (unknown, bad argument, bad card) gets {"ok": false, "error": {...}}
 # and changes nothing: handlers validate everything before they touch any state and
@@ -29,3 +31,16 @@ def call(fn, ctl, args, fault=_internal):
     except Exception as e:
         return fault(e)
     return reply
+
+
+def int_arg(text, what):
+    try:
+        return int(text)
+    except (ValueError, TypeError):
+        raise Refused("bad_args", "%s must be an integer, got %r" % (what, text))
+
+
+def one_arg(args, usage):
+    if len(args) != 1:
+        raise Refused("bad_args", "usage: " + usage)
+    return args[0]

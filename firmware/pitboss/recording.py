@@ -10,7 +10,7 @@ import json
 
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.store.journalerrors import JournalError, JournalFull
+from pitboss.store.record import JournalError, JournalFull
 
 
 _BAD_MAC_TILT = const(3)  # refused authenticated commands in a row before the table tilts

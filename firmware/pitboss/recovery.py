@@ -12,11 +12,11 @@ import time
 from pitboss.games import release
 from pitboss.recording import compact
 from pitboss.games.table import SETTLED, Table
-from pitboss.store.journalerrors import JournalCorrupt
+from pitboss.store.record import JournalCorrupt
 from pitboss.store.record import KIND_SNAPSHOT
 from pitboss.store.meters import MetersCorrupt
 from pitboss.store.tilt import CODES as TILT_CODES
-from pitboss.verbs.records import RECALL_MAX, is_settle
+from pitboss.store.record import RECALL_MAX, is_settle
 
 
 # The events a boot's replay applies to the table (and the configured game's decisions:

@@ -12,7 +12,7 @@ from binascii import hexlify
 from pitboss.store import auth as A
 from pitboss.store import record as R
 from pitboss.store.journal import Journal
-from pitboss.store.journalerrors import JournalCorrupt
+from pitboss.store.record import JournalCorrupt
 from pitboss.store.osfs import OsFS
 from pitboss.store.meters import Meters
 from pitboss.store.tilt import Tilt

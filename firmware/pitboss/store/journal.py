@@ -47,13 +47,13 @@
 #
 # The filesystem helpers it writes through are pitboss.store.osfs (OsFS is injectable so tests
 # can cut power at any byte); the A/B records for small state are pitboss.store.slots. The
-# parts: the record format pitboss.store.record, the errors pitboss.store.journalerrors, a
+# parts: the record format pitboss.store.record, the errors pitboss.store.record, a
 # segment's bookkeeping pitboss.store.segment, and open(), verify() and quarantine() (with
 # the segment-file names) pitboss.store.journalopen; this module writes and reads.
 import json
 
 from pitboss.store import journalopen
-from pitboss.store.journalerrors import JournalCorrupt, JournalError, JournalFull, corrupt
+from pitboss.store.record import JournalCorrupt, JournalError, JournalFull, corrupt
 from pitboss.store.journalopen import SUFFIX
 from pitboss.store.osfs import OsFS, as_bytes
 from pitboss.store.record import (CHUNK, HDR, KIND_RECORD, KIND_SNAPSHOT, OVERHEAD,

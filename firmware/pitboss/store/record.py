@@ -12,13 +12,52 @@
 # bytes before it.
 #
 # The names are public because both journals use them: a const() named with an
-# underscore cannot be imported on MicroPython.
+# underscore cannot be imported on MicroPython. What reading them can raise, and which
+# records the journal keeps for recall, are here too: every journal module needs them.
 import struct
 from binascii import crc32
 
 from pitboss.compat import const
-from pitboss.store.journalerrors import corrupt
 from pitboss.store.osfs import readfull
+
+class JournalError(Exception):
+    """The journal cannot be used (not opened, a write failed, bad arguments)."""
+
+
+class JournalCorrupt(JournalError):
+    """Damage recovery must not guess about. reason: bad_segment_header, bad_record,
+    sequence_gap, missing_segment, bad_snapshot, truncated (fewer records than the commit
+    record says were written), bad_commit; where: file and offset."""
+
+    def __init__(self, reason, where=""):
+        super().__init__("journal corrupt: %s at %s" % (reason, where))
+        self.reason = reason
+        self.where = where
+
+
+class JournalFull(JournalError):
+    """A new segment is needed but the oldest one holds records not yet exported and
+    acknowledged (or still needed for recall): nothing is deleted, the append refused."""
+
+
+def corrupt(reason, path, off, extra=""):
+    # Built only on the error path: the scan itself formats no strings.
+    return JournalCorrupt(reason, "%s@%d%s" % (path, off, extra))
+
+
+RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget allows
+# ... and never deletes a segment holding one of the last RECALL_HELD settlements (issue
+# 5: recall shows at least the last 10 rounds). Holding all 50 stopped a full table for
+# good: 50 seven-seat Three Card Prime rounds (~8.5 KB each, cards and wagers included)
+# outgrew the budget, so no segment could go even once exported, and journal_full
+# could never be cleared (found by the emulated Pico's 200-round session, 2026-12-02).
+RECALL_HELD = const(10)
+
+
+def is_settle(kind, payload):
+    # A round's end: settled, or voided after a misdeal (recall shows both).
+    return b'"ev":"settle"' in payload or b'"ev":"void"' in payload
+
 
 MAGIC = const(0xA5)  # neither erased flash (0xFF) nor zeroed flash (0x00)
 KIND_RECORD = const(0x52)  # 'R': an event from the table

@@ -49,7 +49,7 @@ import json
 from pitboss.compat import const
 from pitboss.store import ringopen
 from pitboss.store.journal import Journal
-from pitboss.store.journalerrors import JournalCorrupt, JournalError, JournalFull, corrupt
+from pitboss.store.record import JournalCorrupt, JournalError, JournalFull, corrupt
 from pitboss.store.record import (KIND_RECORD, KIND_SNAPSHOT, OVERHEAD, SEG_HDR, SEG_MAGIC,
                                   SEG_START, frame, pack_seg_header)
 from pitboss.store.ringopen import Cursor

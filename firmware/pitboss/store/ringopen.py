@@ -9,7 +9,7 @@ import struct
 from binascii import crc32
 
 from pitboss.compat import const
-from pitboss.store.journalerrors import JournalCorrupt, corrupt
+from pitboss.store.record import JournalCorrupt, corrupt
 from pitboss.store.record import (HDR, KIND_RECORD, KIND_SNAPSHOT, MAGIC, OVERHEAD, REC_FMT,
                                   SEG_HDR, SEG_MAGIC, SEG_START, seg_header)
 from pitboss.store.segment import Seg

@@ -3,11 +3,15 @@
 # pitboss.controller.Controller (None for the stateless verbs run by batch()); it
 # checks everything and raises pitboss.errors.Refused, changing nothing, or changes
 # state through the controller. Controller.command() dispatches a line by this table.
+#
+# A handler's module is named, not imported, here: handler() imports it on the verb's
+# first use. On a Pico every module held is heap for good (a module object, its globals
+# and functions), so a table imports only the verbs it is sent (a board that only ranks
+# never holds the round's).
 import json
 
 from pitboss import protocol
 from pitboss.compat import const
-from pitboss.verbs import board, deck, operator, play, rank, records
 
 # What a verb may do:
 AUTH = const(1)   # only inside an authenticated line (auth COUNTER MAC VERB ...)
@@ -21,36 +25,44 @@ RAW = const(16)   # (AUTH) the handler takes the rest of the line as sent, not s
 STATELESS = const(32)  # needs no table: batch() runs it with ctl None
 
 VERBS = {
-    "rank": (rank.rank, QUIET | STATELESS),
-    "best": (rank.best, QUIET | STATELESS),
-    "games": (rank.games, QUIET | STATELESS),
-    "version": (board.version, QUIET | STATELESS),
-    "status": (play.status, QUIET),
-    "wager": (play.wager, ROUND),
-    "deal": (play.deal, ROUND),
-    "card": (play.card, ROUND),
-    "hand": (play.hand, ROUND),
-    "houseway": (play.houseway, ROUND),
-    "decide": (play.decide, ROUND),
-    "settle": (play.settle, ROUND),
-    "newround": (play.newround, ROUND),
-    "recall": (records.recall, QUIET),
-    "meters": (records.meters, QUIET),
-    "export": (records.export, QUIET),
-    "export-ack": (records.export_ack, AUTH),
-    "clock": (operator.clock, 0),
-    "tilt": (operator.tilt, QUIET),
-    "auth": (operator.auth, 0),
-    "config": (operator.config, AUTH | RAW),
-    "tilt-clear": (operator.tilt_clear, AUTH),
-    "meters-reset": (operator.meters_reset, AUTH),
-    "mem": (board.mem, QUIET | APP),
-    "verify": (board.verify, QUIET | APP),
-    "screen": (board.screen, QUIET | APP),
-    "provision": (board.provision, AUTH | APP),
-    "deck": (deck.deck, QUIET | APP),
-    "deck-register": (deck.deck_register, AUTH | APP),
+    "rank": ("pitboss.verbs.rank", "rank", QUIET | STATELESS),
+    "best": ("pitboss.verbs.rank", "best", QUIET | STATELESS),
+    "games": ("pitboss.verbs.rank", "games", QUIET | STATELESS),
+    "version": ("pitboss.verbs.board", "version", QUIET | STATELESS),
+    "status": ("pitboss.verbs.play", "status", QUIET),
+    "wager": ("pitboss.verbs.play", "wager", ROUND),
+    "deal": ("pitboss.verbs.play", "deal", ROUND),
+    "card": ("pitboss.verbs.play", "card", ROUND),
+    "hand": ("pitboss.verbs.play", "hand", ROUND),
+    "houseway": ("pitboss.verbs.play", "houseway", ROUND),
+    "decide": ("pitboss.verbs.play", "decide", ROUND),
+    "settle": ("pitboss.verbs.play", "settle", ROUND),
+    "newround": ("pitboss.verbs.play", "newround", ROUND),
+    "recall": ("pitboss.verbs.records", "recall", QUIET),
+    "meters": ("pitboss.verbs.records", "meters", QUIET),
+    "export": ("pitboss.verbs.records", "export", QUIET),
+    "export-ack": ("pitboss.verbs.records", "export_ack", AUTH),
+    "clock": ("pitboss.verbs.operator", "clock", 0),
+    "tilt": ("pitboss.verbs.operator", "tilt", QUIET),
+    "auth": ("pitboss.verbs.operator", "auth", 0),
+    "config": ("pitboss.verbs.operator", "config", AUTH | RAW),
+    "tilt-clear": ("pitboss.verbs.operator", "tilt_clear", AUTH),
+    "meters-reset": ("pitboss.verbs.operator", "meters_reset", AUTH),
+    "mem": ("pitboss.verbs.board", "mem", QUIET | APP),
+    "verify": ("pitboss.verbs.board", "verify", QUIET | APP),
+    "screen": ("pitboss.verbs.board", "screen", QUIET | APP),
+    "provision": ("pitboss.verbs.board", "provision", AUTH | APP),
+    "deck": ("pitboss.verbs.deck", "deck", QUIET | APP),
+    "deck-register": ("pitboss.verbs.deck", "deck_register", AUTH | APP),
 }
+
+
+_LEAF = ("handler",)  # a fromlist: __import__ returns the module itself, not the package
+
+
+def handler(e):
+    """The function of a VERBS entry, its module imported on first use."""
+    return getattr(__import__(e[0], None, None, _LEAF), e[1])
 
 
 def handle(line):
@@ -60,9 +72,9 @@ def handle(line):
     if not words:
         return protocol.error("empty", "empty command")
     e = VERBS.get(words[0].lower())
-    if e is None or not e[1] & STATELESS:
+    if e is None or not e[2] & STATELESS:
         return protocol.error("unknown_command", "unknown command %r" % words[0][:32])
-    return protocol.call(e[0], None, words[1:])
+    return protocol.call(handler(e), None, words[1:])
 
 
 def batch(lines):

@@ -5,7 +5,7 @@
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, SETTLED
 from pitboss.rules.cards import parse
-from pitboss.verbs.args import int_arg, one_arg
+from pitboss.protocol import int_arg, one_arg
 
 
 def status(ctl, args):

@@ -6,16 +6,10 @@ import json
 
 from pitboss.compat import const
 from pitboss.errors import Refused
-from pitboss.verbs.args import int_arg, one_arg
+from pitboss.store.record import RECALL_MAX, is_settle
+from pitboss.protocol import int_arg, one_arg
 
 
-RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget allows
-# ... and never deletes a segment holding one of the last RECALL_HELD settlements (issue
-# 5: recall shows at least the last 10 rounds). Holding all 50 stopped a full table for
-# good: 50 seven-seat Three Card Prime rounds (~8.5 KB each, cards and wagers included)
-# outgrew the budget, so no segment could go even once exported, and journal_full
-# could never be cleared (found by the emulated Pico's 200-round session, 2026-12-02).
-RECALL_HELD = const(10)
 EXPORT_MAX = 50  # records per export reply
 _EXPORT_BYTES = const(4096)  # payload bytes per export reply (one raw-REPL answer)
 
@@ -185,11 +179,6 @@ class ExportRows:
             yield {"seq": seq, "kind": chr(kind), "crc": crc,
                    "mac": hexlify(mac.finish(h)).decode(),
                    "payload": payload if self.raw else payload.decode()}
-
-
-def is_settle(kind, payload):
-    # A round's end: settled, or voided after a misdeal (recall shows both).
-    return b'"ev":"settle"' in payload or b'"ev":"void"' in payload
 
 
 def export_header(seq, kind, crc):
