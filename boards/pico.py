@@ -306,7 +306,7 @@ def journal_flash():
     memoryview(dev) reads it memory-mapped. Where it lies is written once, in the image's
     frozen pitboss_layout module: JOURNAL_START (offset into rp2.Flash()'s storage area)
     and JOURNAL_BYTES. None on a stock image (_image_layout): it has no such region (its
-    journal's sectors are files on littlefs: pitboss.hw.drivers.journal_region())."""
+    journal's sectors are files on littlefs: pitboss.hw.board.journal_region())."""
     layout = _image_layout()
     if layout is None:
         return None

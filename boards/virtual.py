@@ -5,7 +5,7 @@
 # here in plain Python:
 #   shoe     BufferUART: the host feed()s shoe bytes in, the firmware reads them like a UART
 #   display  SimI2C, a bus with a simulated SSD1306 (the firmware's real driver writes to
-#            it: pitboss.hw.drivers.display) whose GDDRAM the host can read back (display_device().ram / .lines())
+#            it: pitboss.hw.board.display) whose GDDRAM the host can read back (display_device().ram / .lines())
 #   led      SimPin that only remembers its value
 #   buttons  SimPins the host can press()/release()
 #   rfid     none: PERIPHERALS leaves it out and rfid() raises OSError(ENODEV)

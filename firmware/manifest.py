@@ -13,7 +13,7 @@ package("pitboss", files=(
     "__init__.py", "compat.py", "errors.py",        # the base every layer uses
     "service.py", "run.py", "app.py", "loop.py",    # boot, wiring, the main loop
     "controller.py", "recovery.py", "recording.py",  # the round as an event log ...
-    "halting.py", "misdeal.py",                     # ... its tilts and the shoe's cards
+    "halting.py",                                   # ... its tilts and the shoe's cards
     "protocol.py", "vectors.py", "hostapi.py"))     # replies, vectors, the raw-REPL API
 package("pitboss/verbs")  # the one verb table and its handlers, by job
 package("pitboss/rules")  # cards, evaluator, profiles, paytables, rules/tables (generated)

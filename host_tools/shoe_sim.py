@@ -2,7 +2,7 @@
 
 The shuffle is pitboss.sim.rng (xorshift32 + Fisher-Yates in plain ints), the same module
 the firmware's round simulator uses, so a seed names the same deck on the host, in the
-MicroPython VM and on a board. Frames come from pitboss.hw.shoeframe.encode, and the firmware
+MicroPython VM and on a board. Frames come from pitboss.hw.shoe.encode, and the firmware
 reads them with the same parser as a real shoe (pitboss.hw.serialshoe.simulated / SerialShoe).
 
     python -m host_tools.shoe_sim --seed 7                  frames of a whole deck, stdout
@@ -17,7 +17,7 @@ import argparse
 import sys
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss.hw import shoeframe
+from pitboss.hw import shoe as shoeframe
 from pitboss.rules.cards import name
 from pitboss.sim.rng import Rng
 
@@ -87,7 +87,7 @@ def dealt_check(got, want):
 
 def decode_acks(data):
     """The sequence numbers the controller acknowledged in `data` (its UART TX bytes), in
-    order; anything that is not an intact acknowledgement (pitboss.hw.shoeframe.encode_ack) is
+    order; anything that is not an intact acknowledgement (pitboss.hw.shoe.encode_ack) is
     skipped."""
     out = []
     n = shoeframe.ACK_LEN

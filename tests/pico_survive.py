@@ -42,7 +42,7 @@ def twin_region():
     from tests.pico_tier import image_is_pitboss
 
     if not image_is_pitboss():
-        from pitboss.hw import drivers
+        from pitboss.hw import board as drivers
 
         hw = boards.load("pico")
         return lambda root, fs: drivers.journal_region(hw, root, fs)

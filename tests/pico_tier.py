@@ -302,7 +302,7 @@ class Jobs:
         boot = a.ctl.cycles()
         # Which journal region the board gives (boards/pico.py): the raw one on the
         # pitboss image, sector files on a stock one.
-        region = a.board.exec("import board\nfrom pitboss.hw import drivers\n"
+        region = a.board.exec("import board\nfrom pitboss.hw import board as drivers\n"
                               "print(type(drivers.journal_region(board)).__name__)")
         return {"copied": len(res.copied), "verified": verified, "region": region.strip(),
                 "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"]}
@@ -522,7 +522,7 @@ class Jobs:
                 d, lambda: d.target.commands(lines + [settle])[-1])
             # The round went through the file-backed region (boards/pico.py): its
             # sector files on littlefs.
-            region = d.board.exec("import board, os\nfrom pitboss.hw import drivers\n"
+            region = d.board.exec("import board, os\nfrom pitboss.hw import board as drivers\n"
                                   "print(type(drivers.journal_region(board)).__name__,"
                                   " len(os.listdir('/journal/region')))").split()
             return {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall,

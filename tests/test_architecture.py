@@ -116,7 +116,7 @@ def test_the_layers_import_only_downwards():
                            % (name, d))
             if name.startswith("boards") and d.startswith("pitboss"):
                 bad.append("%s imports %s (a board gives buses and budgets; "
-                           "pitboss.hw.drivers builds the drivers)" % (name, d))
+                           "pitboss.hw.board builds the drivers)" % (name, d))
     assert bad == []
 
 
@@ -182,7 +182,7 @@ def test_the_checks_see_what_they_check():
     assert "pitboss.verbs" in g["pitboss.controller"]
     assert "pitboss.store.journal" in g["pitboss.controller"]
     assert "pitboss.app" in g["pitboss.loop"]
-    assert "pitboss.hw.drivers" in g["pitboss.app"]
+    assert "pitboss.hw.board" in g["pitboss.app"]
     assert any(d.startswith("host_tools") for d in g["host_tools.cli"])
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
     assert len(_listed()) > 60

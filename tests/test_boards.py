@@ -158,7 +158,7 @@ def test_virtual_board_on_micropython_draws_through_the_real_driver(tmp_path):
         "import sys\n"
         "sys.path.append('/repo')\n"
         "import boards.virtual as b\n"
-        "from pitboss.hw import drivers\n"
+        "from pitboss.hw import board as drivers\n"
         "d = drivers.display(b)\n"
         "d.fill(0); d.text('AS', 0, 0, 1); d.show()\n"
         "dev = b.display_device()\n"

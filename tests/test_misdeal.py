@@ -19,7 +19,7 @@ import fake_mfrc522 as F
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget, plan_round
-from pitboss.hw import serialshoe, shoeframe
+from pitboss.hw import serialshoe, shoe as shoeframe
 from pitboss.hw import shoe as shoe_mod
 from pitboss.store import tilt
 from pitboss.rules.cards import name

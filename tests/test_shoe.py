@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import boards
 from host_tools import shoe_sim
-from pitboss.hw import serialshoe, shoe, shoeframe
+from pitboss.hw import serialshoe, shoe
 from pitboss.sim.rng import Rng, XorShift32
 
 
@@ -44,23 +44,23 @@ def decode(data):
 # --- the codec ---
 
 def test_crc_is_ccitt_false():
-    assert shoeframe.crc16(b"123456789") == 0x29B1  # the catalogue check value
-    assert shoeframe.crc16(b"\x30\x00\x01") == 0x1918
+    assert shoe.crc16(b"123456789") == 0x29B1  # the catalogue check value
+    assert shoe.crc16(b"\x30\x00\x01") == 0x1918
 
 
 def test_worked_example_from_the_doc():
-    f = shoeframe.encode(48, 1)  # As, seq 1
+    f = shoe.encode(48, 1)  # As, seq 1
     assert f == b"!3000011918\n"
     assert f.hex(" ").upper() == "21 33 30 30 30 30 31 31 39 31 38 0A"
-    assert shoeframe.encode(0, 0) == b"!000000CC9C\n"
-    assert shoeframe.encode(13, 2) == b"!0D0002AE8F\n"
-    assert shoeframe.encode(52, 0xFFFF) == b"!34FFFFC8F6\n"
-    assert len(f) == shoeframe.FRAME_LEN
+    assert shoe.encode(0, 0) == b"!000000CC9C\n"
+    assert shoe.encode(13, 2) == b"!0D0002AE8F\n"
+    assert shoe.encode(52, 0xFFFF) == b"!34FFFFC8F6\n"
+    assert len(f) == shoe.FRAME_LEN
 
 
 @given(st.binary(max_size=16))
 def test_crc_matches_binascii_crc_hqx(data):
-    assert shoeframe.crc16(data) == binascii.crc_hqx(data, 0xFFFF)
+    assert shoe.crc16(data) == binascii.crc_hqx(data, 0xFFFF)
 
 
 @pytest.mark.parametrize("card, seq, what", [
@@ -68,7 +68,7 @@ def test_crc_matches_binascii_crc_hqx(data):
     (0, 65536, "sequence number 65536"), (0, -1, "sequence number -1")])
 def test_encode_rejects_bad_input_by_name(card, seq, what):
     with pytest.raises(ValueError, match=re.escape(what)):
-        shoeframe.encode(card, seq)
+        shoe.encode(card, seq)
 
 
 def test_round_trip_of_a_whole_shuffled_deck():
@@ -80,7 +80,7 @@ def test_round_trip_of_a_whole_shuffled_deck():
 
 
 def test_lowercase_hex_and_cr_terminators_are_accepted():
-    f = shoeframe.encode(0x2A, 0xBEEF).decode().lower().replace("\n", "\r\n").encode()
+    f = shoe.encode(0x2A, 0xBEEF).decode().lower().replace("\n", "\r\n").encode()
     got, rec = decode(b"  \r\n" + f)
     assert got == [(0x2A, 0xBEEF)] and rec.events == []
 
@@ -164,7 +164,7 @@ def test_repeated_frame_is_ignored_and_reported():
 
 
 def test_same_sequence_with_another_card_is_a_conflict():
-    got, rec = decode(shoeframe.encode(1, 7) + shoeframe.encode(2, 7) + shoeframe.encode(3, 8))
+    got, rec = decode(shoe.encode(1, 7) + shoe.encode(2, 7) + shoe.encode(3, 8))
     assert got == [(1, 7), (3, 8)]
     assert rec.events == [("conflict", 7, 2)]
 
@@ -188,14 +188,14 @@ def test_bad_card_id_with_a_good_crc():
     (b"!3000\n", "ended after 4"), (b"!30000119180\n", "longer than 10"),
     (b"!30000G1918\n", "byte 0x47"), (b"!3000", "cut after 4")])
 def test_malformed_frames(junk, detail):
-    got, rec = decode(shoeframe.encode(5, 0) + junk + shoeframe.encode(6, 1))
+    got, rec = decode(shoe.encode(5, 0) + junk + shoe.encode(6, 1))
     assert got == [(5, 0), (6, 1)]
     assert rec.names() == ["malformed"] and detail in rec.events[0][2]
 
 
 def test_resynchronises_after_garbage():
     noise = b"\x00\xff\x13hello!!x\xfe!12"
-    data = noise + shoeframe.encode(9, 0) + b"\xaa\xbb" + shoeframe.encode(10, 1) + b"zz"
+    data = noise + shoe.encode(9, 0) + b"\xaa\xbb" + shoe.encode(10, 1) + b"zz"
     got, rec = decode(data)
     assert got == [(9, 0), (10, 1)]
     assert rec.names() == ["garbage", "malformed", "malformed", "malformed", "garbage",
@@ -203,7 +203,7 @@ def test_resynchronises_after_garbage():
 
 
 def test_long_garbage_is_reported_in_chunks():
-    got, rec = decode(b"x" * 150 + shoeframe.encode(1, 0))
+    got, rec = decode(b"x" * 150 + shoe.encode(1, 0))
     assert got == [(1, 0)]
     assert rec.events == [("garbage", -1, 64), ("garbage", -1, 64), ("garbage", -1, 22)]
 
@@ -215,7 +215,7 @@ def test_sequence_wraps_without_events():
 
 
 def test_stale_frames_are_ignored_and_a_restart_at_zero_accepted():
-    data = shoeframe.encode(1, 10) + shoeframe.encode(2, 11) + shoeframe.encode(3, 4) + shoeframe.encode(4, 0)
+    data = shoe.encode(1, 10) + shoe.encode(2, 11) + shoe.encode(3, 4) + shoe.encode(4, 0)
     got, rec = decode(data)
     assert got == [(1, 10), (2, 11), (4, 0)]
     assert rec.events == [("stale", 4, 3), ("restart", 0, 11)]
@@ -224,11 +224,11 @@ def test_stale_frames_are_ignored_and_a_restart_at_zero_accepted():
 
 def test_a_card_dealt_twice_is_an_alarm_until_reset():
     rec = Recorder()
-    s = serialshoe.simulated(shoeframe.encode(7, 0) + shoeframe.encode(7, 1), rec)
+    s = serialshoe.simulated(shoe.encode(7, 0) + shoe.encode(7, 1), rec)
     assert drain(s) == [(7, 0)]
     assert rec.events == [("duplicate", 1, 7)]
     s.reset()  # new shuffle: card 7 may come again; the frame sequence runs on
-    s.uart.feed(shoeframe.encode(7, 2))
+    s.uart.feed(shoe.encode(7, 2))
     assert drain(s) == [(7, 2)]
     assert rec.events == [("duplicate", 1, 7)]  # seq 2 follows seq 1: in order
     assert s.counts[shoe.EV_DUPLICATE] == 1
@@ -238,7 +238,7 @@ def test_an_alarm_that_raises_loses_no_card():
     def boom(code, seq, info):
         raise RuntimeError(shoe.describe(code, seq, info))
 
-    s = serialshoe.simulated(shoeframe.encode(1, 0) + shoeframe.encode(2, 5) + shoeframe.encode(3, 6), boom)
+    s = serialshoe.simulated(shoe.encode(1, 0) + shoe.encode(2, 5) + shoe.encode(3, 6), boom)
     assert s.poll() == (1, 0)
     with pytest.raises(RuntimeError, match="dropped: 4 frame"):
         s.poll()
@@ -265,7 +265,7 @@ def _intact_frames(data):
     for m in _FRAME.finditer(data):
         v = bytes.fromhex(m.group(1).decode())
         card, seq, crc = v[0], v[1] << 8 | v[2], v[3] << 8 | v[4]
-        if shoeframe.crc16(v[:3]) == crc and card <= 52:
+        if shoe.crc16(v[:3]) == crc and card <= 52:
             out.add((card, seq))
     return out
 
@@ -273,7 +273,7 @@ def _intact_frames(data):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.binary(max_size=40),
                           st.sampled_from([b"!", b"\n", b"!3000011918", b"0123456789ABCDEF"]),
-                          st.builds(shoeframe.encode, st.integers(0, 52), st.integers(0, 0xFFFF))),
+                          st.builds(shoe.encode, st.integers(0, 52), st.integers(0, 0xFFFF))),
                 max_size=30))
 def test_fuzz_never_raises_and_never_deals_a_card_from_a_bad_frame(parts):
     data = b"".join(parts)
@@ -291,7 +291,7 @@ def test_fuzz_every_intact_frame_after_any_noise_is_dealt(chunks, seq0):
         card, seq = i, (seq0 + i) & 0xFFFF
         data += noise
         want.append((card, seq))
-        data += shoeframe.encode(card, seq)
+        data += shoe.encode(card, seq)
     got, rec = decode(bytes(data))
     assert got == want
     assert set(rec.names()) <= {"garbage", "malformed"}

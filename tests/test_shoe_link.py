@@ -9,7 +9,7 @@ import pytest
 from host_tools import shoe_link, shoe_sim
 from host_tools.auth import KeyStore
 from host_tools.table_host import Configurator, LocalTarget, plan_round
-from pitboss.hw import serialshoe, shoe, shoeframe
+from pitboss.hw import serialshoe, shoe
 from pitboss.rules.cards import name
 
 
@@ -24,24 +24,24 @@ def table(tmp_path):
 
 def test_ack_frame_worked_example_and_decoder():
     # seq 1: CRC-16/CCITT-FALSE of [0x00, 0x01] (the values, as for card frames)
-    a = bytes(shoeframe.encode_ack(1))
-    assert a == b"+%04X%04X\n" % (1, shoeframe.crc16(b"\x00\x01")) and len(a) == shoeframe.ACK_LEN
-    assert bytes(shoeframe.encode_ack(0xBEEF)) == b"+BEEF%04X\n" % shoeframe.crc16(b"\xbe\xef")
-    noisy = b"xx" + a + b"+00\n" + bytes(shoeframe.encode_ack(7)) + b"+0002FFFF\n"
+    a = bytes(shoe.encode_ack(1))
+    assert a == b"+%04X%04X\n" % (1, shoe.crc16(b"\x00\x01")) and len(a) == shoe.ACK_LEN
+    assert bytes(shoe.encode_ack(0xBEEF)) == b"+BEEF%04X\n" % shoe.crc16(b"\xbe\xef")
+    noisy = b"xx" + a + b"+00\n" + bytes(shoe.encode_ack(7)) + b"+0002FFFF\n"
     assert shoe_sim.decode_acks(noisy) == [1, 7]  # a torn one and a bad CRC are skipped
 
 
 def test_a_card_is_acknowledged_only_once_the_app_has_it_and_repeats_are_acknowledged():
-    src = serialshoe.ByteSource(shoeframe.encode(48, 5))
+    src = serialshoe.ByteSource(shoe.encode(48, 5))
     s = serialshoe.SerialShoe(src)
     assert s.poll() == (48, 5)
     assert src.tx == b""  # not yet: the caller journals it first
     s.ack(5)
     assert shoe_sim.decode_acks(src.tx) == [5]
-    src.feed(shoeframe.encode(48, 5))  # the shoe did not hear it and sends again
+    src.feed(shoe.encode(48, 5))  # the shoe did not hear it and sends again
     assert s.poll() is None and s.counts[shoe.EV_REPEAT] == 1
     assert shoe_sim.decode_acks(src.tx) == [5, 5]  # acknowledged again, not dealt again
-    src.feed(b"!30000" + shoeframe.encode(12, 6))  # a torn frame, then the next one whole
+    src.feed(b"!30000" + shoe.encode(12, 6))  # a torn frame, then the next one whole
     assert s.poll() == (12, 6)
     assert shoe_sim.decode_acks(src.tx) == [5, 5]  # the torn one is never acknowledged
 
@@ -54,22 +54,22 @@ def _clocked(src):
 
 
 def test_a_torn_frame_is_a_transport_error_repaired_by_the_resend():
-    src = serialshoe.ByteSource(shoeframe.encode(48, 5))
+    src = serialshoe.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)
-    src.feed(shoeframe.encode(12, 6)[:7] + b"\n")  # frame 6 torn (bytes lost mid-frame)
+    src.feed(shoe.encode(12, 6)[:7] + b"\n")  # frame 6 torn (bytes lost mid-frame)
     assert s.poll() is None and events == [shoe.EV_MALFORMED]
     assert not shoe.is_alarm(shoe.EV_MALFORMED) and not shoe.is_alarm(shoe.EV_BAD_CRC)
     now[0] = serialshoe.RESEND_MS - 1
-    src.feed(shoeframe.encode(12, 6))  # the resend, before the timeout
+    src.feed(shoe.encode(12, 6))  # the resend, before the timeout
     assert s.poll() == (12, 6)
     now[0] = 5 * serialshoe.RESEND_MS
     assert s.poll() is None and events == [shoe.EV_MALFORMED]  # nothing waits any more
 
 
 def test_a_torn_frame_not_resent_in_time_is_an_alarm():
-    src = serialshoe.ByteSource(shoeframe.encode(48, 5))
+    src = serialshoe.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)
@@ -92,10 +92,10 @@ def test_a_torn_copy_received_before_the_ack_needs_no_resend():
     # The shoe resent frame 5 while the controller was journalling it (its ack late), and
     # that copy was torn: it was on the line before the ack went out, so it can only be a
     # copy of frame 5 or earlier, never a new card; no wait, no alarm.
-    src = serialshoe.ByteSource(shoeframe.encode(48, 5))
+    src = serialshoe.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
-    src.feed(shoeframe.encode(48, 5)[:6])  # arrived during the write, torn by it
+    src.feed(shoe.encode(48, 5)[:6])  # arrived during the write, torn by it
     s.ack(5)
     src.feed(b"\n")
     assert s.poll() is None and events == [shoe.EV_MALFORMED]
@@ -106,23 +106,23 @@ def test_a_torn_copy_received_before_the_ack_needs_no_resend():
 def test_a_torn_copy_still_on_the_wire_when_the_ack_went_out_needs_no_resend():
     # A resend of frame 5 the shoe had started before it heard the ack arrives just after
     # the ack, torn: within the grace (_GRACE bytes, _GRACE_MS) it is a copy, no wait.
-    src = serialshoe.ByteSource(shoeframe.encode(48, 5))
+    src = serialshoe.ByteSource(shoe.encode(48, 5))
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)
     now[0] = 5
-    src.feed(shoeframe.encode(48, 5)[:5] + b"\n")
+    src.feed(shoe.encode(48, 5)[:5] + b"\n")
     assert s.poll() is None and events == [shoe.EV_MALFORMED]
     now[0] = 10 * serialshoe.RESEND_MS
     assert s.poll() is None and events == [shoe.EV_MALFORMED] and not s.streams
-    src.feed(shoeframe.encode(12, 6))  # and the next frame is a card, not a sign of streaming
+    src.feed(shoe.encode(12, 6))  # and the next frame is a card, not a sign of streaming
     assert s.poll() == (12, 6) and not s.streams
 
 
 def test_a_streaming_shoe_gets_the_wait_for_every_torn_frame():
     # A shoe that does not wait for acknowledgements puts new cards among the bytes
     # received before an ack; then a torn frame there may be a card, and it is timed.
-    src = serialshoe.ByteSource(shoeframe.encode(48, 5) + shoeframe.encode(12, 6) + b"!0D0007\n")
+    src = serialshoe.ByteSource(shoe.encode(48, 5) + shoe.encode(12, 6) + b"!0D0007\n")
     s, now, events = _clocked(src)
     assert s.poll() == (48, 5)
     s.ack(5)

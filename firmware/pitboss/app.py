@@ -1,5 +1,5 @@
 # The table controller application, wiring only: the board's peripherals
-# (pitboss.hw.board, drivers built by pitboss.hw.drivers) to the shoe, the controller
+# (pitboss.hw.board, and the drivers it builds from them) to the shoe, the controller
 # (journal, tilts, round engine; its verbs in pitboss.verbs) and the display. The loop
 # that serves them is pitboss.loop (main()).
 # app() builds the one App of a board (pitboss.hostapi drives it from a host's raw REPL).
@@ -9,7 +9,6 @@ from pitboss.compat import missing
 from pitboss.controller import Controller
 from pitboss.recovery import now_ms
 from pitboss.hw import board as _board
-from pitboss.hw import drivers
 from pitboss.hw.clock import Clock
 from pitboss.hw.serialshoe import SerialShoe
 from pitboss.store import integrity
@@ -37,7 +36,7 @@ class App:
             try:
                 from pitboss.hw.display import TableDisplay
 
-                self.display = TableDisplay(drivers.display(hw), hw.DISPLAY_WIDTH,
+                self.display = TableDisplay(_board.display(hw), hw.DISPLAY_WIDTH,
                                             hw.DISPLAY_HEIGHT)
             except Exception as e:  # OSError ENODEV/ETIMEDOUT from the I2C bus
                 faults.append(("display_fault", "display: %s %s" % (type(e).__name__, e)))
@@ -45,7 +44,7 @@ class App:
         # The journal's flash region, where the board has one (boards/: a raw region on
         # the pitboss image, sector files on a stock one); else the segment files.
         if region is None:
-            region = drivers.journal_region(hw, root, fs)
+            region = _board.journal_region(hw, root, fs)
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display, region=region,
                               integrity=self._firmware_problems if check_firmware else None)
@@ -58,7 +57,7 @@ class App:
         if "rfid" in hw.PERIPHERALS:
             self.deck_path = root + _DECK_PATH
             try:
-                self.reader = drivers.rfid(hw)
+                self.reader = _board.rfid(hw)
             except Exception as e:  # RFIDError (no chip answers), OSError from the bus
                 faults.append(("shoe_fault", "rfid reader: %s %s" % (type(e).__name__, e)))
             # pitboss.store.deckmap only once a map exists (a serial-shoe table never needs it);

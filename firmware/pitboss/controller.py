@@ -2,7 +2,7 @@
 # meters, tilts and authentication, and answers the bench protocol (its verbs and their
 # handlers: pitboss.verbs, one table). Its one job is the round as an event log; the
 # pieces of that one object are mixins by job: recovery (boot, replay, snapshots),
-# recording (journal writes), halting (tilts, faults) and misdeal (the shoe's cards).
+# recording (journal writes) and halting (tilts, faults, the shoe's cards and misdeals).
 #
 # Every state change is an *event* (a small dict, journalled as compact JSON):
 #   config  {"ev":"config","cfg":{...}}          authenticated only
@@ -51,8 +51,7 @@ from pitboss import games, protocol
 from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
-from pitboss.halting import Halting, _err
-from pitboss.misdeal import Dealing, _CARD_TILTS
+from pitboss.halting import _CARD_TILTS, Dealing, Halting, _err
 from pitboss.recording import Recording
 from pitboss.recovery import Recovery
 from pitboss.store.auth import Auth

@@ -2,12 +2,17 @@
 # (A mixin of pitboss.controller.Controller: the attributes it uses are that one
 # object's, set in Controller.__init__, which the checker cannot see from here.)
 # How the controller halts: tilts raised (persisted, logged, shown), faults (anything a
-# command raised that is not a refusal) answered in the protocol's shape, and the idle
-# passes that check the journal after a lazy boot. A mixin of Controller: one object,
-# this file holding its tilts.
+# command raised that is not a refusal) answered in the protocol's shape, the idle
+# passes that check the journal after a lazy boot, and misdeals (the shoe's cards and
+# alarms, below). Mixins of Controller: one object, this file holding its tilts.
+from pitboss import protocol
 from pitboss.compat import const
-from pitboss.games.table import DEALING
+from pitboss.games.table import CONFIGURED, DEALING
 from pitboss.store.record import JournalCorrupt
+from pitboss.hw.shoe import (EV_BAD_CARD, EV_COLLISION, EV_CONFLICT, EV_DROPPED,
+                             EV_DUPLICATE, EV_READ_ERROR, EV_READER_FAULT, EV_RESTART,
+                             EV_STALE, EV_UNKNOWN_TAG, EV_UNRESENT, EV_WRONG_DECK)
+from pitboss.rules.cards import parse
 
 
 # Journal records idle() checks per pass (a pass opens the segment, ~6.6 ms of littlefs on a
@@ -96,3 +101,124 @@ class Halting:
             self._unrecorded = self._unrecorded or {"n": 0, "code": "internal_error",
                                                     "detail": "", "time": 0, "jseq": 0}
             return _err("internal_error", "internal error; the table is halted")
+
+
+# ---- misdeals: the shoe's cards and alarms ---------------------------------------------
+# The shoe's cards and alarms as the table takes them (issue 12; docs/protocol.md,
+# Misdeals): a dealt card goes through the controller as the `card` verb does; a card
+# the table refuses, or an alarm that can mean a card lost or wrong, is a misdeal: a
+# tilt with its own code and the round in play marked lost (voided at tilt-clear,
+# never settled misaligned). The policy is one table keyed by the shoe's named event
+# codes.
+# Every shoe alarm that can mean a card missing or wrong, by the shoe's named event code
+# (pitboss.hw.shoe): the tilt it raises, and when. Each marks the round in play lost.
+# Notices (garbage between frames, a retransmission, a torn frame: EV_MALFORMED and
+# EV_BAD_CRC, which the acknowledged shoe sends again) are not here.
+_MID_DEAL = const(1)  # only in the middle of a deal (below)
+_HIDE_CARD = const(2)  # its info is a card, which may be face down: say where, not what
+_SHOE_ALARMS = {
+    EV_BAD_CARD: ("shoe_bad_card", 0),
+    EV_DROPPED: ("shoe_gap", 0),
+    EV_CONFLICT: ("shoe_conflict", _HIDE_CARD),
+    EV_STALE: ("shoe_stale", _HIDE_CARD),
+    # a restart of the shoe's count is harmless before the first card of a deal
+    EV_RESTART: ("shoe_restart", _MID_DEAL),
+    EV_DUPLICATE: ("duplicate_card", _HIDE_CARD),
+    EV_UNKNOWN_TAG: ("unknown_rfid_tag", 0),
+    EV_WRONG_DECK: ("rfid_wrong_deck", 0),
+    EV_COLLISION: ("rfid_collision", 0),
+    EV_READ_ERROR: ("rfid_read_error", 0),
+    EV_READER_FAULT: ("rfid_reader_fault", 0),
+    # a torn frame nothing intact followed within the resend timeout
+    # (docs/shoe-protocol.md, "Transport errors and misdeals")
+    EV_UNRESENT: ("shoe_bad_frame", _MID_DEAL),
+}
+# A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
+# by the table's refusal code (anything else: shoe_fault).
+_SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
+                  "wrong_phase": "card_before_deal", "not_configured": "card_before_deal",
+                  "duplicate_card": "duplicate_card", "unknown_card": "shoe_bad_card"}
+
+
+# Refusal codes from the table that halt play rather than just refuse the input.
+_CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
+
+
+def _deal_card(ctl, args):
+    ctl.require_table()
+    card, seq = args
+    ev = {"ev": "card", "c": parse(card)}
+    if type(seq) is int and seq >= 0:
+        ev["s"] = seq
+    return ctl.apply(ev)
+
+
+class Dealing:
+    def misdeal(self, code, detail=""):
+        """A card the table did not take as dealt: tilt with the misdeal's own code and
+        mark the round lost. Never raises (the shoe's alarm callback calls it)."""
+        try:
+            self.raise_tilt(code, detail)
+            self._lose(code)
+        except Exception as e:
+            self.fault(e)
+
+    def shoe_alarm(self, code, seq, info):
+        """Callback for pitboss.hw.shoe: every alarm that can mean a lost or wrong card is a
+        misdeal. Never raises."""
+        e = _SHOE_ALARMS.get(code)
+        if e is None:
+            return
+        t, when = e
+        if when & _MID_DEAL:
+            # restart: harmless before the first card of a deal. unresent: before it, a
+            # frame that was lost shows as a gap at the deal's first card (the sequence
+            # runs on across rounds), so only a torn frame in the middle of a deal is
+            # timed as a misdeal, above all its last card (docs/shoe-protocol.md). (The
+            # first 10,000-card Pico run tilted between rounds, after an export.)
+            tb = self.table
+            if tb is None or tb.phase != "dealing" or not tb.status()["dealt"]:
+                return
+        from pitboss.hw.shoe import NAMES, describe
+        if when & _HIDE_CARD:  # the card itself may be face down: say where, not what
+            detail = NAMES[code] + (": seq %d" % seq if seq >= 0 else "")
+        else:
+            detail = describe(code, seq, info)
+        self.misdeal(t, detail)
+
+    def shoe_card(self, card, seq):
+        """A card from the shoe (a card id; seq is the shoe's frame count, whose gaps
+        and repeats the shoe itself reports as alarms): dealt as the `card` command is,
+        with the same reply. A card the table refuses, or one arriving while the table
+        is halted, was still dealt on the felt: a misdeal (the round is voided at
+        tilt-clear, never settled misaligned). Never raises."""
+        try:
+            if self.halted():
+                self._lose("card_during_tilt")
+                return _err("tilted", "the table is halted by a tilt (%s): the card is "
+                            "not dealt and the round will be voided"
+                            % ", ".join(a["code"] for a in self.active_tilts()))
+            reply = protocol.call(_deal_card, self, (card, seq), self.fault)
+            err = reply.get("error")
+            if err and err["code"] not in ("storage_error", "internal_error"):
+                self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
+                             err["message"][:80])
+                t = self.table
+                if not self._lost and (t is None or t.phase == CONFIGURED):
+                    # No round in play took it or will be voided: the card belongs to
+                    # no shuffle, so the shoe forgets it (the next round's deck holds
+                    # it again: not a duplicate_card).
+                    self._new_shuffle()
+            if reply.get("ok"):
+                # Drawn by redraw() once the shoe has its acknowledgement: the card's
+                # path journals and answers, the display comes after (issue 27).
+                self._stale = True
+            return reply
+        except Exception as e:
+            return self.fault(e)
+
+    def redraw(self):
+        """Draw what dealt cards changed, if anything (after their acknowledgement)."""
+        if self._stale:
+            self._stale = False
+            self.show()

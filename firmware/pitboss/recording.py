@@ -41,14 +41,8 @@ class Recording:
         self.flush_refusals()
         try:
             self.journal.reserve()
-        except JournalFull as e:
-            self.raise_tilt("journal_full", str(e))
-            raise Refused("journal_full", "the journal is full of records not yet "
-                          "exported: pitboss export, then the table goes on")
         except (OSError, JournalError) as e:
-            self.raise_tilt("storage_error", "journal: %s" % e)
-            raise Refused("storage_error", "the journal could not be written; the table "
-                          "is halted")
+            raise self._write_failed(e, "journal")
 
     def append(self, ev):
         if ev["ev"] == "card" and "t" not in ev and len(ev) <= 3:
@@ -71,19 +65,23 @@ class Recording:
     def _journal(self, payload, hold):
         try:
             seq = self.journal.append(payload, hold)
-        except JournalFull as e:
-            self.raise_tilt("journal_full", str(e))
-            raise Refused("journal_full", "the journal is full of records not yet "
-                          "exported: pitboss export, then the table goes on")
         except (OSError, JournalError) as e:
             # The table is ahead of flash now: halt; a reboot replays what is durable.
-            self.raise_tilt("storage_error", "journal append: %s" % e)
-            raise Refused("storage_error", "the journal could not be written; the table "
-                          "is halted")
+            raise self._write_failed(e, "journal append")
         if self.journal.full:
             self.raise_tilt("journal_full", "the last free segment is in use: export "
                             "and acknowledge")
         return seq
+
+    def _write_failed(self, e, what):
+        """The tilt a journal write that failed raises, and the refusal to answer."""
+        if isinstance(e, JournalFull):
+            self.raise_tilt("journal_full", str(e))
+            return Refused("journal_full", "the journal is full of records not yet "
+                           "exported: pitboss export, then the table goes on")
+        self.raise_tilt("storage_error", "%s: %s" % (what, e))
+        return Refused("storage_error", "the journal could not be written; the table "
+                       "is halted")
 
     def log_event(self, obj):
         """Journal a log record (no round state). Never raises: the A/B records still

@@ -83,7 +83,7 @@ const ACK = 0x2b;          // '+'
 const LF = 0x0a;
 const ACK_LEN = 10;
 
-function crc16(bytes) {    // CRC-16/CCITT-FALSE, as pitboss.hw.shoeframe
+function crc16(bytes) {    // CRC-16/CCITT-FALSE, as pitboss.hw.shoe
   let crc = 0xffff;
   for (const b of bytes) {
     crc ^= b << 8;

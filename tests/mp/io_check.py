@@ -17,7 +17,7 @@ except ImportError:  # CPython: the host's stand-in, installed as the host tools
 
 import fake_mfrc522 as F  # noqa: E402
 from pitboss.store import deckmap  # noqa: E402
-from pitboss.hw import display, serialshoe, shoe, shoeframe  # noqa: E402
+from pitboss.hw import display, serialshoe, shoe  # noqa: E402
 from pitboss.hw.mfrc522 import MFRC522, RFIDError  # noqa: E402
 from pitboss.sim.rng import XorShift32  # noqa: E402
 
@@ -30,7 +30,7 @@ def shoe_part():
     deck = XorShift32(2024).shuffle(list(range(53)))
     data = bytearray()
     for i, c in enumerate(deck[:20]):
-        f = shoeframe.encode(c, (0xFFF8 + i) & 0xFFFF)
+        f = shoe.encode(c, (0xFFF8 + i) & 0xFFFF)
         if i == 3:
             continue  # dropped
         if i == 5:
@@ -42,7 +42,7 @@ def shoe_part():
         data += f
         if i == 11:
             data += f  # repeated
-    data += shoeframe.encode(63, 12, strict=False) + shoeframe.encode(deck[0], 13)
+    data += shoe.encode(63, 12, strict=False) + shoe.encode(deck[0], 13)
     events = []
     s = serialshoe.SerialShoe(serialshoe.ByteSource(bytes(data)),
                         lambda c, q, i: events.append([shoe.NAMES[c], q, i]), bufsize=16)
@@ -135,8 +135,8 @@ def noalloc_decoder():
     """MicroPython only: FrameDecoder.push on clean frames allocates nothing."""
     import micropython
 
-    data = b"".join(shoeframe.encode(c, c) for c in range(10))
-    dec = shoeframe.FrameDecoder(None)
+    data = b"".join(shoe.encode(c, c) for c in range(10))
+    dec = shoe.FrameDecoder(None)
     ok = 0
     micropython.heap_lock()
     try:

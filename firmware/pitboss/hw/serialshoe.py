@@ -1,4 +1,4 @@
-# The serial shoe: pitboss shoe frames (pitboss.hw.shoeframe) read from a UART, each
+# The serial shoe: pitboss shoe frames (pitboss.hw.shoe) read from a UART, each
 # intact frame acknowledged on its TX line so the shoe resends what the chip missed
 # (docs/shoe-protocol.md); ByteSource, the UART stand-in of the simulated shoe and of
 # transcripts. The interface and the event codes are pitboss.hw.shoe's.
@@ -6,7 +6,7 @@ import time
 
 from pitboss.compat import const
 from pitboss.hw.shoe import EV_BAD_CRC, EV_DUPLICATE, EV_MALFORMED, EV_UNRESENT, Shoe
-from pitboss.hw.shoeframe import ACK_LEN, FrameDecoder, encode_ack
+from pitboss.hw.shoe import ACK_LEN, FrameDecoder, encode_ack
 
 
 def _ms():
@@ -20,7 +20,7 @@ def _since(then, now):
     return d(now, then) if d is not None else now - then
 
 
-# A frame's first byte, '!' (pitboss.hw.shoeframe's): a const() named with an underscore
+# A frame's first byte, '!' (pitboss.hw.shoe's): a const() named with an underscore
 # cannot be imported on MicroPython, and poll() compares every byte with it.
 _START = const(0x21)
 # How long a torn frame may wait for an intact frame (its resend, or any later frame)

@@ -48,7 +48,7 @@
 # The filesystem helpers it writes through are pitboss.store.osfs (OsFS is injectable so tests
 # can cut power at any byte); the A/B records for small state are pitboss.store.slots. The
 # parts: the record format pitboss.store.record, the errors pitboss.store.record, a
-# segment's bookkeeping pitboss.store.segment, and open(), verify() and quarantine() (with
+# segment's bookkeeping pitboss.store.record, and open(), verify() and quarantine() (with
 # the segment-file names) pitboss.store.journalopen; this module writes and reads.
 import json
 
@@ -58,7 +58,7 @@ from pitboss.store.journalopen import SUFFIX
 from pitboss.store.osfs import OsFS, as_bytes
 from pitboss.store.record import (CHUNK, HDR, KIND_RECORD, KIND_SNAPSHOT, OVERHEAD,
                                   SEG_HDR, SEG_MAGIC, frame, pack_seg_header, read_record)
-from pitboss.store.segment import TO_EOF, Seg
+from pitboss.store.record import TO_EOF, Seg
 from pitboss.store.slots import Slots
 
 

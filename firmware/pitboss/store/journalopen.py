@@ -9,7 +9,7 @@ from pitboss.compat import const
 from pitboss.store.record import JournalCorrupt, JournalError, corrupt
 from pitboss.store.osfs import makedirs, readfull
 from pitboss.store.record import KIND_SNAPSHOT, SEG_HDR, SEG_MAGIC, seg_header
-from pitboss.store.segment import TO_EOF, Seg
+from pitboss.store.record import TO_EOF, Seg
 from pitboss.store.slots import SlotCorrupt
 
 SUFFIX = ".jnl"

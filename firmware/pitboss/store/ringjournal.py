@@ -53,7 +53,7 @@ from pitboss.store.record import JournalCorrupt, JournalError, JournalFull, corr
 from pitboss.store.record import (KIND_RECORD, KIND_SNAPSHOT, OVERHEAD, SEG_HDR, SEG_MAGIC,
                                   SEG_START, frame, pack_seg_header)
 from pitboss.store.ringopen import Cursor
-from pitboss.store.segment import Seg
+from pitboss.store.record import Seg
 
 # The region's page (pitboss.store.region.PAGE; ringopen.py's too): a const() named with an
 # underscore cannot be imported on MicroPython, and every record's pages are counted in it.

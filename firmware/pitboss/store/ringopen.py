@@ -12,7 +12,7 @@ from pitboss.compat import const
 from pitboss.store.record import JournalCorrupt, corrupt
 from pitboss.store.record import (HDR, KIND_RECORD, KIND_SNAPSHOT, MAGIC, OVERHEAD, REC_FMT,
                                   SEG_HDR, SEG_MAGIC, SEG_START, seg_header)
-from pitboss.store.segment import Seg
+from pitboss.store.record import Seg
 
 # The region's page (pitboss.store.region.PAGE; ringjournal.py's too): a const() named with
 # an underscore cannot be imported on MicroPython, and a public one would be looked up.
