@@ -3,7 +3,7 @@ virtual board (the MicroPython 1.27 WebAssembly VM: bytecode, .py and .mpy), on 
 board through mpremote (the firmware as flashed), and on the unix port with a native
 emitter where installed (requirements-bench-native.txt: .py, bytecode .mpy, and .mpy
 with pitboss/native5 compiled for its arch; plus the all-hands exactness proof). Every
-.mpy comes from host_tools.flash.build(), the one build path `pitboss flash` uses.
+.mpy comes from host_tools.mpy_build.build(), the one build path `pitboss flash` uses.
 """
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ import tempfile
 from pathlib import Path
 
 import host_tools
-from host_tools import flash
+from host_tools import errors, mpy_abi, mpy_build
 
 REPO = Path(host_tools.REPO)
 FIRMWARE = REPO / "firmware"
 BOARD_SCRIPT = Path(__file__).with_name("bench_board.py")
 MARK = "PITBOSS-BENCH "
 # mpy-cross -march names by the arch number in sys.implementation._mpy >> 10
-MPY_ARCH = {i: a for i, a in enumerate(flash.MPY_ARCHS) if a}
+MPY_ARCH = {i: a for i, a in enumerate(mpy_abi.MPY_ARCHS) if a}
 CROSS_BOARDS = ("pico", "esp32_devkitc")  # the native module built for their archs
 
 
@@ -156,9 +156,9 @@ def run_port(cfg, port, lib_dir, timeout):
 
 
 def compile_firmware(dest, arch=None, native=True):
-    """The firmware as `pitboss flash` builds it (host_tools.flash.build), into dest:
+    """The firmware as `pitboss flash` builds it (host_tools.mpy_build.build), into dest:
     bytecode .mpy, and pitboss/native5 for `arch` if given. Returns dest."""
-    files = flash.build("virtual", build_root=Path(dest), arch=arch or "", native=native)
+    files = mpy_build.build("virtual", build_root=Path(dest), arch=arch or "", native=native)
     return Path(dest) / "mpy" / "virtual", [f.dest for f in files]
 
 
@@ -262,12 +262,12 @@ def cross_compile(dest):
     res = {}
     for board in CROSS_BOARDS:
         try:
-            files = flash.build(board, build_root=Path(dest) / board)
-        except flash.FlashError as e:
+            files = mpy_build.build(board, build_root=Path(dest) / board)
+        except errors.FlashError as e:
             res[board] = {"ok": False, "errors": str(e)[-300:]}
             continue
         nat = [f for f in files if "native5" in f.dest]
-        arch = flash.BOARD_ARCH[board]
+        arch = mpy_build.BOARD_ARCH[board]
         res[board] = {"ok": bool(nat), "arch": arch,
                       "native_bytes": nat[0].local.stat().st_size if nat else 0,
                       "files": len(files)}
