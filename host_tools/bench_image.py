@@ -31,8 +31,11 @@ from host_tools.auth import KeyStore
 from host_tools.boardlink import Board
 from host_tools.pico import PITBOSS, STOCK, control_for
 from host_tools.protolink import ProtocolLink
-from host_tools.table_host import Configurator, PicoTarget, plan_round
-from host_tools.vboard import start, stop
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import PicoTarget
+from host_tools.vboard import start
+from host_tools.vboard_state import stop
 
 IMAGES = (STOCK, PITBOSS)
 GAME, SEATS, SEED = "pr-pai-gow", 6, 27

@@ -14,7 +14,9 @@ Counts, not timings: the same on every machine."""
 import tempfile
 
 from host_tools.nor_flash import NorFlash
-from host_tools.table_host import Configurator, LocalTarget, play_rounds
+from host_tools.configurator import Configurator
+from host_tools.rounds import play_rounds
+from host_tools.table_targets import LocalTarget
 from host_tools.auth import KeyStore
 
 CYCLES = 100_000  # erase cycles a sector (W25Q16JV datasheet: 100,000 minimum)

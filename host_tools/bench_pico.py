@@ -33,8 +33,11 @@ import time
 from host_tools import flash as flashing
 from host_tools.board_vectors import vector_files
 from host_tools.boardlink import Board
-from host_tools.table_host import PicoTarget, Configurator, plan_round
-from host_tools.vboard import pico_board, start, stop
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import PicoTarget
+from host_tools.vboard import pico_board, start
+from host_tools.vboard_state import stop
 
 # The table games (pa-all-six and pr-pai-gow-low are parts of other games' rounds).
 GAMES = ("nj-5card", "nj-3card", "qc-caribbean", "pa-three-card-prime", "pr-pai-gow",
@@ -168,7 +171,7 @@ def measure(quick=False, progress=print):
 
 def _step(out, what, fn):
     """fn()'s value; a board error (MemoryError on the chip...) is recorded, not fatal."""
-    from host_tools.boardlink import BoardError
+    from host_tools.errors import BoardError
     try:
         return fn()
     except (BoardError, RuntimeError) as e:

@@ -6,7 +6,8 @@ pitboss.verbs.rank.rank_reply, and the host only reorders keys for printing.
 import json
 import sys
 
-from host_tools.boardlink import BoardError, open_board
+from host_tools.boardlink import open_board
+from host_tools.errors import BoardError
 
 _FIELDS = ("game", "cards", "category", "score", "hand")
 CHUNK = 100  # lines per raw-REPL exec: keeps each paste small for slow USB boards
@@ -41,7 +42,7 @@ def rank_on_board(args):
         with open_board(args.port) as board:
             replies = rank_lines(board, args.game, [h for _, h in numbered], args.best)
     except BoardError as e:
-        from host_tools.table_host import one_line  # one line, exit 2
+        from host_tools.cli_errors import one_line  # one line, exit 2
         sys.stderr.write("pitboss: %s\n" % one_line(e))
         return 2
     for (n, _), reply in zip(numbered, replies):

@@ -9,7 +9,8 @@ import os
 import sys
 
 import host_tools
-from host_tools.boardlink import BoardError, open_board
+from host_tools.boardlink import open_board
+from host_tools.errors import BoardError
 from pitboss import vectors
 
 VECTOR_DIR = os.path.join(host_tools.REPO, "tests", "vectors")
@@ -84,7 +85,7 @@ def cmd_vectors(args):
             with open_board(args.port) as b:
                 where, result = "board", board_run(b, progress=step)
         except BoardError as e:
-            from host_tools.table_host import one_line  # one line, exit 2
+            from host_tools.cli_errors import one_line  # one line, exit 2
             sys.stderr.write("pitboss: %s\n" % one_line(e))
             return 2
     else:

@@ -8,9 +8,11 @@ import io
 import json
 import types
 
-# BoardError is defined once, in vboard (the lower module: a virtual board that will not
-# start is the same failure to a caller as a board that cannot be reached).
-from host_tools.vboard import THROWAWAY_PORTS, BoardError, board_kind, is_virtual, resolve_port
+# BoardError is defined once, in host_tools.errors: a virtual board that will not start
+# is the same failure to a caller as a board that cannot be reached.
+from host_tools.errors import BoardError
+from host_tools.vboard import resolve_port
+from host_tools.vboard_state import THROWAWAY_PORTS, board_kind, is_virtual
 
 # Seconds without output before a raw-REPL command counts as lost. mpremote's own 10 s is
 # too short for a Pico's first operations (a cold `import pitboss.app` is ~13 s of chip

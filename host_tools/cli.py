@@ -155,12 +155,12 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="one JSON array")
     p.set_defaults(func=cmd_ports)
 
-    from host_tools import (bench, board_vectors, demo, edge, flash, table_host,
+    from host_tools import (bench, board_vectors, demo, edge, flash, table_commands,
                             vboard)
     from host_tools.floor.cli import add_floor_commands
     for add in (vboard.add_board_commands, flash.add_flash_commands,
                 board_vectors.add_vector_commands, demo.add_demo_commands,
-                table_host.add_table_commands, bench.add_bench_commands,
+                table_commands.add_table_commands, bench.add_bench_commands,
                 add_floor_commands, edge.add_edge_commands):
         add(sub)
     _port_options(sub)
@@ -205,7 +205,7 @@ def main(argv=None):
     if args.command in NEEDS_PORT and not args.port:
         return _fail("%s needs a port: --port/-p PORT, $PITBOSS_PORT, or port in %s "
                      "(`pitboss ports` lists them)" % (args.command, settings.path()))
-    from host_tools.vboard import BoardError
+    from host_tools.errors import BoardError
     from host_tools.vm.runner import VMError
     from host_tools import hostfast
     hostfast.install()  # the host's score()/best(): the firmware core's scores, looked up

@@ -17,6 +17,7 @@ import tempfile
 import time
 
 from host_tools import flash as flashing
+from host_tools import verify
 from host_tools.argtypes import positive
 from host_tools.board_rank import rank_lines
 from host_tools.board_vectors import board_run, compare, cpython_run
@@ -24,7 +25,9 @@ from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
 from host_tools.auth import KeyStore
 from host_tools.screenshot import save, text as screen_text
-from host_tools.table_host import Configurator, describe_round, open_table, play_rounds
+from host_tools.configurator import Configurator
+from host_tools.rounds import describe_round, play_rounds
+from host_tools.table_targets import open_table
 from pitboss.verbs.rank import rank_reply
 
 SAMPLES = (
@@ -74,7 +77,7 @@ def run(args):
         say("== flashing firmware/ with mpy-cross + mpremote (the pitboss image: one "
             "ROMFS; a stock image: the files)")
         flashing.flash(port, progress=lambda m: say("   " + m))
-        if not flashing.verify(port, progress=lambda m: say("   " + m)).ok:
+        if not verify.verify(port, progress=lambda m: say("   " + m)).ok:
             return 1
         b = Board(port)
         try:

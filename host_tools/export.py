@@ -23,6 +23,8 @@ import struct
 
 from pitboss.store.record import HDR, OVERHEAD, frame
 
+from host_tools.configurator import Configurator
+
 BATCH = 50  # records asked for per reply (the board's EXPORT_MAX)
 
 
@@ -134,8 +136,6 @@ def export(target, keys, board_id, folder, batch=BATCH, ack=True, shown=None):
     """Export from `target` (a BoardTarget or LocalTarget) into folder/BOARD.jsonl and
     acknowledge. Returns {"exported", "first", "last", "acked", "store", "damaged"}.
     shown: a progress bar (host_tools.progress) told of each batch stored."""
-    from host_tools.table_host import Configurator
-
     key = keys.load_key(board_id)
     os.makedirs(folder, exist_ok=True)
     path = store_path(folder, board_id)

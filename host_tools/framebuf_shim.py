@@ -1,7 +1,7 @@
 # A pure-Python stand-in for MicroPython's built-in `framebuf`, for CPython: host tests
 # and screenshots draw with the very code the board runs. Host-only: it lives in
 # host_tools/ and is never flashed; whoever runs firmware display code on CPython calls
-# install() first (host_tools.table_host.LocalTarget, tests/conftest.py). Only what
+# install() first (host_tools.table_targets.LocalTarget, tests/conftest.py). Only what
 # pitboss draws with is here (MONO_VLSB; fill, fill_rect, pixel, hline, vline, rect, line,
 # text), with the C module's clipping and the same 8x8 font, so a screen is bit-for-bit the
 # one MicroPython draws: tests/test_io_vm.py renders on both and compares the buffers.

@@ -33,6 +33,8 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from pitboss.rules import evaluator as ev
 from pitboss.rules import profiles
 
+from host_tools import hand_keys
+
 REPO = Path(host_tools.REPO)
 PKG = REPO / "firmware" / "pitboss" / "rules" / "tables"
 HOST = Path(__file__).with_name("tables")
@@ -229,18 +231,18 @@ def _spread(ranks):
 
 def host_table(p, n, core=None):
     """(keys, plain scores, flush scores) for n cards of p: keys[i] (ascending) is the
-    rank-multiset key (hostfast.rank_key) of plain[i]; flush[mask | joker << 13] is the score of the
-    suited ranks in mask (and the joker) alone, 0 where fewer than a flush's worth."""
-    from host_tools import hostfast
+    rank-multiset key (hand_keys.rank_key) of plain[i]; flush[mask | joker << 13] is the
+    score of the suited ranks in mask (and the joker) alone, 0 where fewer than a flush's
+    worth."""
     core = core or ev._eval
     keys, plain = array("I"), array("I")
     for jk in ((0, 1) if p.joker else (0,)):
         for ranks in _multisets(n - jk):
             ids = _spread(ranks) + [52] * jk
-            keys.append(hostfast.rank_key(ids))
+            keys.append(hand_keys.rank_key(ids))
             plain.append(core(p, ids, n))
     if len(set(keys)) != len(keys):
-        raise RuntimeError("hostfast.W: two rank multisets of %d cards share a key" % n)
+        raise RuntimeError("hand_keys.W: two rank multisets of %d cards share a key" % n)
     order = sorted(range(len(keys)), key=keys.__getitem__)  # sorted: bisect finds a key
     keys = array("I", [keys[i] for i in order])
     plain = array("I", [plain[i] for i in order])

@@ -12,9 +12,10 @@ ranks: _eval takes the best of exactly these). So for n cards of a game the host
   flush[suit's rank mask | joker << 13] -> score of those suited cards (and joker)
 both computed by the rule core at build time (host_tools/gentables.py, shipped in
 host_tools/tables/, checked by tests/test_tables.py) or, for a size not shipped, at its
-first use. Per-card key K[c] = W[rank] << 12 | 1 << 3 * suit: the sum's high part is
-the multiset key (W: sums of up to seven are unique, checked by the generator), its low
-12 bits count the cards of each suit, which FL[...] turns into the suit that may flush.
+first use. Per-card key K[c] = W[rank] << 12 | 1 << 3 * suit (host_tools/hand_keys.py): the
+sum's high part is the multiset key (W: sums of up to seven are unique, checked by the
+generator), its low 12 bits count the cards of each suit, which FL[...] turns into the
+suit that may flush.
 """
 from __future__ import annotations
 
@@ -28,32 +29,12 @@ from operator import itemgetter
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from pitboss.rules import evaluator, profiles
 
+from host_tools import hand_keys
+
 TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tables")
-# Rank weights whose sums over up to seven ranks (at most four alike) are unique
-# (Kevin Suffecool's / SKPokerEval's sequence); the joker's weight lies above every
-# sum of seven plain cards. Five cards use smaller weights (a greedy Sidon-type
-# sequence) so that a five-card key stays below 2**30, CPython's one-digit ints.
-W = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181, 7825760)
-W5 = (0, 1, 5, 22, 94, 312, 992, 2422, 5624, 12522, 19998, 43258, 79415, 130285)
-_JOKER = 52
-
-
-def _keys(w, suit, shift):
-    return [w[c >> 2] << shift | suit[c & 3] for c in range(52)] + [w[13] << shift]
-
-
-_K = _keys(W, (1, 8, 64, 512), 12)  # low 12 bits: cards per suit, 3 bits each
-# five cards: low 11 bits count suits in base 6; a flush is 5 (or 4 and the joker) of one
-_K5 = _keys(W5, (1, 6, 36, 216), 11)
-_FLUSH5 = frozenset(k * v for k in (4, 5) for v in (1, 6, 36, 216))
-
-
-def rank_key(cards):
-    """The multiset key of a hand: the sum of its cards' keys without the suit part
-    (five cards or fewer: the five-card weights)."""
-    if len(cards) <= 5:
-        return sum(_K5[c] for c in cards) >> 11
-    return sum(_K[c] for c in cards) >> 12
+# The hot paths below read the key scheme's tables as module globals.
+_JOKER, _K, _K5, _FLUSH5 = hand_keys.JOKER, hand_keys.K, hand_keys.K5, hand_keys.FLUSH5
+W5 = hand_keys.W5
 
 
 _flsuit = {}

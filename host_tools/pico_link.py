@@ -26,7 +26,9 @@ from pathlib import Path
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools.auth import KeyStore
 from host_tools.shoe_sim import dealt_check, frame_list, shuffled_deck
-from host_tools.table_host import Configurator, LocalTarget, open_table, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import LocalTarget, open_table
 
 
 def _say(t0, msg, quiet):

@@ -22,11 +22,10 @@ import sys
 import tempfile
 import threading
 
+from host_tools.errors import BoardError
+
 _held = {}  # real path -> [fd, count]
 _mutex = threading.Lock()
-
-
-from host_tools.vboard import BoardError
 
 
 class PortBusy(BoardError):

@@ -12,7 +12,8 @@ Names are resolved once, by the CLI, before a command opens anything (resolve())
 import os
 from pathlib import Path
 
-from host_tools.vboard import BoardError, THROWAWAY_PORTS, default_state_dir, status
+from host_tools.errors import BoardError
+from host_tools.vboard_state import THROWAWAY_PORTS, default_state_dir, status
 
 PREFIX = "board:"
 

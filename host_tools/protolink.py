@@ -121,7 +121,7 @@ class ProtocolLink:
         if timeout is None:
             # An emulated Pico boots at a fraction of a real chip's speed (the firmware's
             # import alone is ~13 s of chip time): it is given longer.
-            from host_tools.vboard import board_kind
+            from host_tools.vboard_state import board_kind
             timeout = 180.0 if board_kind(self.port) == "pico" else 30.0
         begin = time.monotonic()
         end = begin + timeout
@@ -240,7 +240,7 @@ def restart_loop(port, timeout=30.0):
         # there, so a host breaking in sooner would have its Ctrl-C read as a line later,
         # not get the REPL (2026-12-03). Not on other boards: one whose main.py is not
         # the table's (a test tree) would be waited for to the timeout every time.
-        from host_tools.vboard import board_kind
+        from host_tools.vboard_state import board_kind
         if board_kind(port) == "pico":
             try:
                 link.ready(timeout, repl_ends=True)

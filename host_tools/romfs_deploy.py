@@ -9,8 +9,8 @@ is_region):
     <sha256>  @core/<bytes>    the MicroPython core: the committed UF2's payload
     <sha256>  @romfs/<bytes>   the ROMFS image built here from the same .mpy build
 
-A deploy (1) asks the board what it runs (flash.describe: its ROMFS, the hashes of both
-regions), (2) installs the image first if the board's core is not the committed UF2's
+A deploy (1) asks the board what it runs (mpremote_steps.describe: its ROMFS, the hashes
+of both regions), (2) installs the image first if the board's core is not the committed UF2's
 (a real Pico: UF2 over BOOTSEL mass storage, or `picotool load`; an emulated Pico runs
 the image its emulator loaded, so there it is an error that names the fix), (3) writes
 the manifest *pending*, removes any code left on littlefs (a stock-image flash's files:
@@ -32,6 +32,10 @@ import time
 from pathlib import Path
 
 import host_tools  # noqa: F401  (puts firmware/ on sys.path)
+from host_tools import mpremote_steps as steps
+from host_tools.errors import FlashError
+from host_tools.flash_plan import FlashResult
+from host_tools.mpy_build import build_dir
 from pitboss.store import integrity
 
 REPO = Path(host_tools.REPO)
@@ -85,7 +89,7 @@ def region_entry(kind: str, blob: bytes) -> tuple[str, str]:
 
 
 def romfs_image(files) -> bytes:
-    """The ROMFS image of the built files (flash.BuiltFile), minus what the image has
+    """The ROMFS image of the built files (mpy_build.BuiltFile), minus what the image has
     frozen; deterministic (sorted paths), so equal builds give equal images."""
     from mpremote.romfs import VfsRomWriter
 
@@ -158,13 +162,11 @@ def install_image(dev: str, uf2: Path, progress, wait: float = 30.0) -> str:
     """Put the image on a real Pico and wait for its serial port: UF2 copied to a mounted
     BOOTSEL drive (rebooting the Pico into it with machine.bootloader() when none is
     mounted), else `picotool load -x -f` if picotool is on PATH. Returns how."""
-    from host_tools import flash as fl
-
     mounts = bootsel_mounts()
     if not mounts and not shutil.which("picotool"):
         progress("image: rebooting the Pico into its USB bootloader (machine.bootloader())")
-        with contextlib.suppress(fl.FlashError):
-            fl._mpremote(dev, ["exec", "import machine\nmachine.bootloader()"], 15.0)
+        with contextlib.suppress(FlashError):
+            steps.run(dev, ["exec", "import machine\nmachine.bootloader()"], 15.0)
         end = time.monotonic() + wait
         while not mounts and time.monotonic() < end:
             time.sleep(0.5)
@@ -178,10 +180,10 @@ def install_image(dev: str, uf2: Path, progress, wait: float = 30.0) -> str:
         p = subprocess.run(["picotool", "load", "-x", "-f", str(uf2)], capture_output=True,
                            text=True, timeout=120)
         if p.returncode:
-            raise fl.FlashError("picotool load failed: %s" % (p.stderr or p.stdout).strip())
+            raise FlashError("picotool load failed: %s" % (p.stderr or p.stdout).strip())
         how = "picotool"
     else:
-        raise fl.FlashError(
+        raise FlashError(
             "cannot install the pitboss image: no BOOTSEL drive mounted (hold BOOTSEL while "
             "plugging the Pico in, or mount RPI-RP2; PITBOSS_BOOTSEL_DIR names it) and no "
             "picotool on PATH")
@@ -190,8 +192,8 @@ def install_image(dev: str, uf2: Path, progress, wait: float = 30.0) -> str:
     while not os.path.exists(dev) and time.monotonic() < end:
         time.sleep(0.5)
     if not os.path.exists(dev):
-        raise fl.FlashError("the Pico did not come back on %s within %.0f s after the image"
-                            % (dev, wait))
+        raise FlashError("the Pico did not come back on %s within %.0f s after the image"
+                         % (dev, wait))
     time.sleep(2.0)  # MicroPython's first boot formats littlefs (pitboss _boot.py)
     return how
 
@@ -201,7 +203,7 @@ def install_image(dev: str, uf2: Path, progress, wait: float = 30.0) -> str:
 # --------------------------------------------------------------------------------------
 def _is_emulated(dev: str) -> bool:
     try:
-        from host_tools.vboard import is_virtual
+        from host_tools.vboard_state import is_virtual
     except ImportError:
         return False
     return is_virtual(dev)
@@ -210,34 +212,32 @@ def _is_emulated(dev: str) -> bool:
 def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Path = REPO,
            uf2: Path = IMAGE):
     """Steps (2)-(5) of the module's doc for a board whose describe() answer is `info`
-    (it has a ROMFS). Returns a flash.FlashResult."""
-    from host_tools import flash as fl
-
+    (it has a ROMFS). Returns a flash_plan.FlashResult."""
     t0 = time.monotonic()
     regions = program(files, uf2)
     core_e = next(e for e in regions if e.startswith("@core/"))
     rom_e = next(e for e in regions if e.startswith("@romfs/"))
     rom = regions[rom_e]
-    have = fl.describe(dev, list(regions))["hashes"]
+    have = steps.describe(dev, list(regions))["hashes"]
     want = {e: hashlib.sha256(b).hexdigest() for e, b in regions.items()}
     progress("image: pitboss (ROMFS %d KB at /rom; core %d bytes, ROMFS image %d bytes)"
              % (info["romfs"] // 1024, len(regions[core_e]), len(rom)))
     if have.get(core_e) != want[core_e]:
         if _is_emulated(dev):
-            raise fl.FlashError(
+            raise FlashError(
                 "the emulated Pico runs another image than %s: restart it with that image "
                 "(pitboss board start --kind pico, the default; --uf2 FILE otherwise)" % uf2)
         install_image(dev, uf2, progress)
-        have = fl.describe(dev, list(regions))["hashes"]
+        have = steps.describe(dev, list(regions))["hashes"]
         if have.get(core_e) != want[core_e]:
-            raise fl.FlashError("the Pico's core still differs from %s after installing it"
-                                % uf2)
+            raise FlashError("the Pico's core still differs from %s after installing it"
+                             % uf2)
         progress("image: installed (%s)" % uf2.name)
     else:
         progress("image: the board runs %s already" % uf2.name)
     final = manifest_text(regions, name, mode, integrity.COMPLETE)
     stray = sorted(set(p for p in info.get("files") or () if integrity.is_code(p)))
-    result = fl.FlashResult(name, mode, len(regions))
+    result = FlashResult(name, mode, len(regions))
     rom_ok = have.get(rom_e) == want[rom_e]
     if rom_ok and not stray and info.get("manifest") == final:
         progress("up to date: the board's core and ROMFS match the build")
@@ -249,20 +249,20 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
     # the seal in the next, the seal only if the commit wrote the complete manifest, and
     # after a soft reset: modules imported before the deploy execute their bytecode in
     # place, from ROMFS bytes the deploy has just overwritten (pitboss.store.auth seals).
-    first = ["exec", fl._board_code("begin(%r, [])" % (pending,))]
+    first = ["exec", steps.board_code("begin(%r, [])" % (pending,))]
     if stray:
         progress("removing %d code files from littlefs (nothing there may run: %s)"
                  % (len(stray), ", ".join(stray[:4]) + (" ..." if len(stray) > 4 else "")))
-        first += ["+", "exec", fl._board_code("remove(%r)" % (stray,))]
-    fl._report(fl._mpremote(dev, first, fl.TIMEOUT_QUERY))
-    seal = "".join(" " + ln + "\n" for ln in fl.SEAL_CODE.splitlines())
-    last = ["exec", fl._board_code("commit(%r)" % (final,)), "+", "soft-reset", "+",
-            "exec", fl._board_code("if read_manifest() == %r:\n%s" % (final, seal))]
-    timeout = fl.TIMEOUT_QUERY + 60
+        first += ["+", "exec", steps.board_code("remove(%r)" % (stray,))]
+    steps.report(steps.run(dev, first, steps.TIMEOUT_QUERY))
+    seal = "".join(" " + ln + "\n" for ln in steps.SEAL_CODE.splitlines())
+    last = ["exec", steps.board_code("commit(%r)" % (final,)), "+", "soft-reset", "+",
+            "exec", steps.board_code("if read_manifest() == %r:\n%s" % (final, seal))]
+    timeout = steps.TIMEOUT_QUERY + 60
     if rom_ok:
         progress("romfs: the board's ROMFS matches the build (%d bytes)" % len(rom))
     else:
-        out = fl._build_dir(root) / "romfs" / ("%s.romfs" % name)
+        out = build_dir(root) / "romfs" / ("%s.romfs" % name)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(rom)
         progress("romfs: mpremote romfs deploy %s (%d bytes, %d files)"
@@ -270,10 +270,10 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
         last = ["romfs", "deploy", str(out), "+"] + last
         timeout += TIMEOUT_DEPLOY_BASE + TIMEOUT_DEPLOY_PER_KB * len(rom) / 1024
         result.copied = [rom_e]
-    res = fl._report(fl._mpremote(dev, last, timeout))
+    res = steps.report(steps.run(dev, last, timeout))
     if not res["ok"]:
-        raise fl.FlashError("verification after the deploy failed; the board's manifest "
-                            "stays pending. Board vs host: %s" % (res["bad"],))
+        raise FlashError("verification after the deploy failed; the board's manifest "
+                         "stays pending. Board vs host: %s" % (res["bad"],))
     result.removed = stray
     result.seconds = time.monotonic() - t0
     progress("verified: the board's core and ROMFS match the build (%.1f s)" % result.seconds)

@@ -21,7 +21,9 @@ import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 from host_tools.auth import KeyStore
 from host_tools.protolink import SERVICE, ProtocolLink, restart_loop
 from pitboss.rules.cards import name
-from host_tools.table_host import Configurator, LocalTarget, ProtoTarget, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import LocalTarget, ProtoTarget
 
 
 def provision(port, keys, board_id, timeout=900):

@@ -221,7 +221,8 @@ def run(cards=10000, game="nj-5card", seats=6, seed=1, erase_s=ERASE_S, ack=True
 
     framebuf_shim.install()  # pitboss.app draws with framebuf; CPython has none
     from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator, plan_round
+    from host_tools.configurator import Configurator
+    from host_tools.rounds import plan_round
     from pitboss import app
     from pitboss.rules import profiles
     from pitboss.hw import shoe

@@ -10,155 +10,34 @@
     python -m host_tools.vboard status | stop [--kind ...]
 
 Processes: a small Python daemon owns the pty (Node has no pty support) and relays bytes
-between it and the Node process (the VM's REPL, or the Pico's USB CDC serial). Killing the
-daemon's process group is a power cut: the flash dir keeps every file a finished command
-wrote (the Pico's flash file keeps every flash operation that finished).
+between it and the Node process (the VM's REPL, or the Pico's USB CDC serial): it is
+host_tools/vboard_daemon.py. Killing the daemon's process group is a power cut: the flash
+dir keeps every file a finished command wrote (the Pico's flash file keeps every flash
+operation that finished).
 
-State dir (default <repo>/.pitboss/<kind>, or $PITBOSS_STATE/<kind>):
-    tty -> /dev/pts/N   stable port path to give mpremote
-    pid                 daemon pid (also its process group)
-    state.json          pid, node_pid, pty, flash_dir, kind
-    board.log           daemon + node stderr
-    ctl.sock            pico only: the emulator's control socket (host_tools.pico.Control)
+This module starts boards, gives `--port virtual|pico` a throw-away one and has the
+`board` commands; the state dir, status() and stop() are host_tools/vboard_state.py.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import json
 import os
 import re
-import select
-import selectors
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-import tty
 from pathlib import Path
 
+from .errors import BoardError
+from .vboard_daemon import START_TIMEOUT, serve
+from .vboard_state import (KINDS, THROWAWAY_PORTS, clear_state, default_state_dir,
+                           kill_group, status, stop)
 from .vm.runner import find_node, node_env, repo_root
-
-BRIDGE = Path(__file__).resolve().parent / "vm" / "bridge.mjs"
-READY = b">>> "          # end of the banner the bridge prints once the REPL is up
-START_TIMEOUT = 30.0
-KINDS = ("virtual", "pico")
-# `--port virtual` / `--port pico`: a throw-away board of that kind for one command.
-THROWAWAY_PORTS = KINDS
-
-
-def default_state_dir(kind: str = "virtual") -> Path:
-    """$PITBOSS_STATE/KIND; else <checkout>/.pitboss/KIND, or for an installed package
-    <home>/KIND (~/.pitboss/virtual, beside the key store)."""
-    import host_tools
-    env = os.environ.get("PITBOSS_STATE")
-    if env:
-        return Path(env) / kind
-    if host_tools.INSTALLED:
-        return Path(host_tools.home()) / kind
-    return repo_root() / ".pitboss" / kind
-
-
-class BoardError(RuntimeError):
-    """A board (real or virtual) cannot be reached, started or used; the message says why.
-    The one class for it: host_tools.boardlink re-exports it."""
-
-
-# --------------------------------------------------------------------------------------
-# status / stop
-# --------------------------------------------------------------------------------------
-def _alive(pid: int) -> bool:
-    """True if pid runs; a zombie (dead, not yet reaped: e.g. our daemon after SIGKILL when
-    the container's init does not reap) counts as dead."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(ChildProcessError):
-        if os.waitpid(pid, os.WNOHANG)[0]:      # our own child, now reaped
-            return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return True     # no /proc (macOS): trust kill(0)
-
-
-def _is_daemon(pid: int) -> bool:
-    """Alive and really our daemon: a stale pid file may name a pid reused by anything."""
-    if not _alive(pid):
-        return False
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"host_tools.vboard" in f.read()
-    except OSError:
-        return True
-
-
-def _read_state(state_dir: Path) -> dict | None:
-    try:
-        return json.loads((state_dir / "state.json").read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _clear_state(state_dir: Path) -> None:
-    for name in ("tty", "pid", "state.json", "ctl.sock"):
-        with contextlib.suppress(FileNotFoundError):
-            (state_dir / name).unlink()
-
-
-def status(state_dir: Path | None = None, kind: str = "virtual") -> dict:
-    """{running, kind, pid, node_pid, port, pty, flash_dir, state_dir}; stale state is
-    removed. A pico's also has `ctl` (its control socket)."""
-    state_dir = Path(state_dir or default_state_dir(kind))
-    st = _read_state(state_dir)
-    # The daemon is the board's owner: while it lives the board is running, even in the
-    # moment its node is gone (a Pico's watchdog reset, before the daemon has restarted
-    # node or written node_pid None; a daemon whose node ended for good exits by itself).
-    # Killing it here for a dead node_pid raced with that restart.
-    if st and _is_daemon(st["pid"]):
-        node = st.get("node_pid")
-        out = {"running": True, "kind": st.get("kind", "virtual"), "pid": st["pid"],
-               "node_pid": node if node and _alive(node) else None,
-               "port": str(state_dir / "tty"),
-               "pty": st.get("pty"), "flash_dir": st.get("flash_dir"),
-               "state_dir": str(state_dir), "switch": st.get("switch")}
-        if st.get("resets"):
-            out["resets"] = st["resets"]  # watchdog resets the daemon restarted the Pico for
-        if st.get("ctl"):
-            out["ctl"] = st["ctl"]
-        return out
-    if st:  # the daemon died without cleaning up (SIGKILL, host crash): stale
-        _clear_state(state_dir)
-    return {"running": False, "kind": None, "pid": None, "node_pid": None, "port": None,
-            "pty": None, "flash_dir": None, "state_dir": str(state_dir)}
-
-
-def _kill_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def stop(state_dir: Path | None = None, timeout: float = 5.0, kind: str = "virtual") -> bool:
-    """Stop the board; True if one was running. SIGTERM lets the bridge flush, then SIGKILL."""
-    state_dir = Path(state_dir or default_state_dir(kind))
-    st = status(state_dir)
-    if not st["running"]:
-        return False
-    pid = st["pid"]
-    _kill_group(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _alive(pid):
-        time.sleep(0.05)
-    _kill_group(pid, signal.SIGKILL)
-    _clear_state(state_dir)
-    return True
 
 
 # --------------------------------------------------------------------------------------
@@ -235,9 +114,9 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
             break
         time.sleep(0.05)
     exited = proc.poll() is not None
-    _kill_group(proc.pid, signal.SIGKILL)
+    kill_group(proc.pid, signal.SIGKILL)
     proc.wait()
-    _clear_state(state_dir)
+    clear_state(state_dir)
     log = state_dir / "board.log"
     with open(log, "rb") as f:
         f.seek(log_start)
@@ -270,213 +149,6 @@ def _usable_dir(what: str, d: Path) -> None:
     if not os.access(d, os.R_OK | os.W_OK | os.X_OK):
         raise BoardError("%s %s is not a usable folder: not readable and writable" % (what, d))
 
-
-def _node_command(kind: str, state_dir: Path, flash_dir: Path, heap: int | None,
-                  pico_args: list[str], switch: str = "service") -> list[str]:
-    if kind == "pico":
-        from host_tools.pico import BOARD_MJS
-        # held.json: the switches the host holds, kept across a watchdog reset's restart
-        return [find_node(), str(BOARD_MJS), "--flash", str(flash_dir / "flash.bin"),
-                "--ctl", str(state_dir / "ctl.sock"),
-                "--held", str(state_dir / "held.json")] + pico_args
-    cmd = [find_node(), str(BRIDGE), "--flash-dir", str(flash_dir), "--switch", switch,
-           "--ready-file", str(state_dir / "bridge.ready"),
-           "--ctl", str(state_dir / "ctl.sock")]  # the shoe's side channel
-    if heap:
-        cmd += ["--heap", str(heap)]
-    return cmd
-
-
-def _wait_ready(kind: str, node, state_dir: Path) -> bool:
-    """The virtual board: its bridge writes bridge.ready once boot.py/main.py ran (in
-    service mode its REPL banner ends in READY). The Pico: its control socket says the USB
-    serial has enumerated (the banner went out before anyone listened). What boot printed
-    is not passed on, as a host connecting later never sees it."""
-    deadline = time.monotonic() + START_TIMEOUT
-    banner = b""
-    ready = state_dir / "bridge.ready"
-    while time.monotonic() < deadline and node.poll() is None:
-        if kind == "pico":
-            from host_tools.pico import Control
-            with contextlib.suppress(OSError, ValueError):
-                if Control(state_dir / "ctl.sock", timeout=2)("cycles")["boot_ready_ns"]:
-                    return True
-            time.sleep(0.05)
-            continue
-        if ready.exists() and (banner.endswith(READY) or
-                               ready.read_text().strip() in ("production", "loop")):
-            return True
-        if select.select([node.stdout], [], [], 0.2)[0]:
-            banner += os.read(node.stdout.fileno(), 4096)
-    print(f"board did not start; got {banner[-200:]!r}", file=sys.stderr)
-    return False
-
-
-def _serve(state_dir: Path, flash_dir: Path, heap: int | None, parent_pid: int | None,
-           switch: str = "service", kind: str = "virtual",
-           pico_args: list[str] | None = None) -> int:
-    """Daemon body: pty <-> node relay, until node exits or we are told to stop."""
-    master, slave = os.openpty()
-    # Raw: no echo, no CR/LF translation, no signals from ^C: the bytes are the protocol.
-    # We keep our own slave fd open for good, so the master never gets EIO between clients.
-    tty.setraw(slave)
-    pty_path = os.ttyname(slave)
-    with contextlib.suppress(FileNotFoundError):
-        (state_dir / "bridge.ready").unlink()
-    # A new power-on: nothing is held but what --gpio says (held.json is for restarts).
-    with contextlib.suppress(FileNotFoundError):
-        (state_dir / "held.json").unlink()
-    cmd = _node_command(kind, state_dir, flash_dir, heap, pico_args or [], switch)
-    node = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    stopping = False
-
-    def on_term(signum, frame):
-        nonlocal stopping
-        stopping = True
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGINT, on_term)
-
-    # Wait until it is up before publishing the port: a client must never see a half-up board.
-    if not _wait_ready(kind, node, state_dir):
-        node.kill()
-        return 1
-    print(f"{kind} board up: pty {pty_path}, flash {flash_dir}, node pid {node.pid}",
-          file=sys.stderr, flush=True)
-
-    link = state_dir / "tty"
-    tmp = state_dir / "tty.tmp"
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
-    os.symlink(pty_path, tmp)
-    os.replace(tmp, link)
-    (state_dir / "pid").write_text(f"{os.getpid()}\n")
-    st = {"pid": os.getpid(), "node_pid": node.pid, "pty": pty_path,
-          "flash_dir": str(flash_dir), "switch": switch, "kind": kind}
-    if kind == "pico":
-        st["ctl"] = str(state_dir / "ctl.sock")
-    (state_dir / "state.json.tmp").write_text(json.dumps(st))
-    os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
-
-    to_node = bytearray()      # host -> board
-    to_pty = bytearray()       # board -> host
-    node_in, node_out = node.stdin.fileno(), node.stdout.fileno()
-    for fd in (master, node_in, node_out):
-        os.set_blocking(fd, False)
-    sel = selectors.DefaultSelector()
-    last_parent_check = time.monotonic()
-    try:
-        while not stopping:
-            sel_map = {master: selectors.EVENT_READ if len(to_node) < 65536 else 0,
-                       node_out: selectors.EVENT_READ if len(to_pty) < 65536 else 0}
-            if to_node:
-                sel_map[node_in] = selectors.EVENT_WRITE
-            if to_pty:
-                sel_map[master] |= selectors.EVENT_WRITE
-            for fd, ev in sel_map.items():
-                if ev:
-                    sel.register(fd, ev)
-            try:
-                events = sel.select(timeout=0.5)
-            finally:
-                for fd in list(sel.get_map()):
-                    sel.unregister(fd)
-            for key, ev in events:
-                fd = key.fd
-                if fd == master and ev & selectors.EVENT_READ:
-                    with contextlib.suppress(BlockingIOError):
-                        to_node += os.read(master, 4096)
-                if fd == node_out and ev & selectors.EVENT_READ:
-                    data = os.read(node_out, 65536)
-                    if not data:        # node exited: the board is off (or resets)
-                        node.wait()
-                        stopping = True
-                    to_pty += data
-                if fd == node_in and ev & selectors.EVENT_WRITE:
-                    try:
-                        del to_node[:os.write(node_in, to_node)]
-                    except BrokenPipeError:
-                        stopping = True
-                if fd == master and ev & selectors.EVENT_WRITE:
-                    try:
-                        del to_pty[:os.write(master, to_pty)]
-                    except BlockingIOError:
-                        pass
-                    except OSError as e:   # should not happen while we hold the slave
-                        if e.errno != errno.EIO:
-                            raise
-                        to_pty.clear()
-            if node.poll() is not None:
-                stopping = True
-                if kind == "pico" and node.returncode in WATCHDOG_EXIT and not _parent_gone(
-                        parent_pid):
-                    # A watchdog reset: the chip boots again from its flash behind the same
-                    # pty (the host's link stays open); bytes sent meanwhile are lost, as
-                    # with a real board's USB re-enumerating.
-                    reason = WATCHDOG_EXIT[node.returncode]
-                    # No node pid while it restarts: status() then asks about the daemon,
-                    # which is alive, instead of taking the board for dead.
-                    st["node_pid"] = None
-                    (state_dir / "state.json.tmp").write_text(json.dumps(st))
-                    os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
-                    print(f"pico watchdog reset (reason {reason}): restarting", file=sys.stderr,
-                          flush=True)
-                    args = _without(pico_args or [], "--reset-reason") + [
-                        "--reset-reason", str(reason)]
-                    node = subprocess.Popen(
-                        _node_command(kind, state_dir, flash_dir, heap, args, switch),
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-                    if _wait_ready(kind, node, state_dir):
-                        stopping = False
-                        to_node.clear()
-                        node_in, node_out = node.stdin.fileno(), node.stdout.fileno()
-                        for fd in (node_in, node_out):
-                            os.set_blocking(fd, False)
-                        st["node_pid"] = node.pid
-                        st["resets"] = st.get("resets", 0) + 1
-                        (state_dir / "state.json.tmp").write_text(json.dumps(st))
-                        os.replace(state_dir / "state.json.tmp", state_dir / "state.json")
-            now = time.monotonic()
-            if parent_pid and now - last_parent_check > 1.0:
-                last_parent_check = now
-                if not _alive(parent_pid):   # throw-away board whose owner is gone
-                    stopping = True
-    finally:
-        if node.poll() is None:
-            node.terminate()      # bridge syncs the flash on SIGTERM
-            try:
-                node.wait(5)
-            except subprocess.TimeoutExpired:
-                node.kill()
-                node.wait()
-        # Only remove state that is still ours (a new board may have replaced it).
-        cur = _read_state(state_dir)
-        if cur and cur.get("pid") == os.getpid():
-            _clear_state(state_dir)
-        print(f"{kind} board stopped", file=sys.stderr, flush=True)
-    return 0
-
-
-# board.mjs's exit code for a watchdog reset -> its --reset-reason (the RP2040's watchdog
-# REASON: 1 the timer ran out, 2 forced, as machine.reset() does).
-WATCHDOG_EXIT = {75: 1, 76: 2}
-
-
-def _without(args: list[str], flag: str) -> list[str]:
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-        elif a == flag:
-            skip = True
-        else:
-            out.append(a)
-    return out
-
-
-def _parent_gone(parent_pid: int | None) -> bool:
-    return bool(parent_pid) and not _alive(parent_pid)
-
-
 # --------------------------------------------------------------------------------------
 # throw-away boards and --port virtual
 # --------------------------------------------------------------------------------------
@@ -502,20 +174,6 @@ def virtual_board(flash_dir: str | os.PathLike | None = None, heap: int | None =
 def pico_board(flash_dir: str | os.PathLike | None = None, **kw):
     """A throw-away emulated Pico for a `with` block (virtual_board(kind="pico"))."""
     return virtual_board(flash_dir, kind="pico", **kw)
-
-
-def is_virtual(port: str) -> bool:
-    """Is this device path an emulated board's (its state dir's `tty` link), of any kind?"""
-    p = Path(port)
-    return p.name == "tty" and (p.parent / "state.json").exists()
-
-
-def board_kind(port: str) -> str | None:
-    """'virtual' or 'pico' for an emulated board's port, None for anything else."""
-    if not is_virtual(port):
-        return None
-    st = _read_state(Path(port).parent) or {}
-    return st.get("kind", "virtual")
 
 
 @contextlib.contextmanager
@@ -662,8 +320,8 @@ def main(argv=None) -> int:
         p.add_argument("--switch", choices=("service", "production"), default="service")
         p.add_argument("--kind", default="virtual")
         a, pico_args = p.parse_known_args(argv)
-        return _serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid, a.switch, a.kind,
-                      pico_args)
+        return serve(a.state_dir, a.flash_dir, a.heap, a.parent_pid, a.switch, a.kind,
+                     pico_args)
     p = argparse.ArgumentParser(prog="python -m host_tools.vboard")
     sp = p.add_subparsers(dest="cmd", required=True)
     add_board_commands(sp)

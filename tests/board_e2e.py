@@ -19,10 +19,12 @@ def random_hands(game, n, seed):
 
 def job(base):
     from host_tools import flash as flashing
+    from host_tools import verify
     from host_tools.board_rank import rank_lines
     from host_tools.board_vectors import board_run
     from host_tools.boardlink import Board
-    from host_tools.vboard import start, stop
+    from host_tools.vboard import start
+    from host_tools.vboard_state import stop
     from pitboss.rules import profiles
 
     base.mkdir(parents=True, exist_ok=True)
@@ -43,7 +45,7 @@ def job(base):
         # Power cycle: kill the board's process, start it again on the same flash.
         stop(state)
         st = start(flash_dir, state_dir=state)
-        out["verified"] = flashing.verify(st["port"], progress=None).ok
+        out["verified"] = verify.verify(st["port"], progress=None).ok
         out["again_copied"] = flashing.flash(st["port"], progress=None).copied
     finally:
         stop(state)

@@ -5,10 +5,12 @@ tests/pico_tier.py; tests/test_pico_board.py asserts on what it returns."""
 import tempfile
 
 from host_tools.auth import KeyStore
-from host_tools.boardlink import BoardError
+from host_tools.errors import BoardError
 from host_tools.protolink import ProtocolLink
 from host_tools.shoe_sim import shuffled_deck
-from host_tools.table_host import Configurator, LocalTarget, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import LocalTarget
 from pitboss.rules.profiles import get
 
 

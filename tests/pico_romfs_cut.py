@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from host_tools import flash as flashing
+from host_tools import errors, verify
 from host_tools.protolink import LinkError, ProtocolLink
 
 MARK = "ROMFS_CUT_MARK"
@@ -58,7 +59,7 @@ def _deploy(pico, root, cut=None):
     try:
         flashing.flash(pico.port, progress=progress, root=root)
         err = None
-    except (flashing.FlashError, LinkError, OSError) as e:
+    except (errors.FlashError, LinkError, OSError) as e:
         err = str(e)[-300:]
     return {"progress": lines, "error": err, "wall_s": time.monotonic() - t0}
 
@@ -91,8 +92,8 @@ def run_cuts(pico, repo: Path, base: Path):
                             "status": status})
     dep = _deploy(pico, tree)
     out["final"] = dep
-    out["verify"] = [p for p in flashing.verify(pico.port, progress=None,
-                                                root=tree).problems]
+    out["verify"] = [p for p in verify.verify(pico.port, progress=None,
+                                              root=tree).problems]
     pico.connect()
     out["mark"] = pico.board.exec("import pitboss\nprint(getattr(pitboss, %r, None))"
                                   % MARK).strip()

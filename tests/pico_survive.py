@@ -4,7 +4,7 @@ the boot budget, the heap, junk on the serial line, and a watchdog recovery.
 One Pico: flashed and provisioned in service mode (GP22 held low), then powered up with
 the switch released, so its main loop owns the USB serial port and everything below is a
 protocol line (host_tools.protolink) or shoe bytes on UART1 (the control socket). Every
-round is checked against the same firmware on CPython (table_host.LocalTarget).
+round is checked against the same firmware on CPython (table_targets.LocalTarget).
 Figures are emulated chip time at 125 MHz (`mem`'s up_ms: time.ticks_ms() on the chip).
 """
 import json
@@ -14,13 +14,14 @@ import shutil
 import time
 
 from host_tools import flash as flashing
-from host_tools import vboard
+from host_tools import vboard, vboard_state
 from host_tools.auth import KeyStore
 from host_tools.boardlink import Board
 from host_tools.pico import control_for
 from host_tools.protolink import LinkError, ProtocolLink
-from host_tools.table_host import stand_in_paytables
-from host_tools.table_host import Configurator, LocalTarget, PicoTarget, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round, stand_in_paytables
+from host_tools.table_targets import LocalTarget, PicoTarget
 
 BOARD_ID = "pico"
 GAME, SEATS = "nj-3card", 3
@@ -103,7 +104,7 @@ class Session:
             finally:
                 b.close()
         finally:
-            vboard.stop(self.state)
+            vboard_state.stop(self.state)
         self.local.provision(self.keys.load_key(BOARD_ID))
 
     def power_up(self):
@@ -120,7 +121,7 @@ class Session:
         if self.link is not None:
             self.link.close()
             self.link = None
-        vboard.stop(self.state)
+        vboard_state.stop(self.state)
 
     # ---- lines ----------------------------------------------------------------------
     def request(self, line, timeout=REPLY_S):
@@ -267,16 +268,16 @@ def run(base, log=print, flashed=None):
         flen = len(plan[1]) // cards
         half = cards // 2
         s.deal(plan[1][:half * flen], half)
-        node = vboard.status(s.state)["node_pid"]
+        node = vboard_state.status(s.state)["node_pid"]
         hung = s.ctl("hang")
         t2 = time.monotonic()
-        while vboard.status(s.state).get("node_pid") in (node, None):  # USB re-enumerates
+        while vboard_state.status(s.state).get("node_pid") in (node, None):  # USB re-enumerates
             assert time.monotonic() - t2 < REPLY_S, "no watchdog reset"
             time.sleep(0.2)
         s.ctl = control_for(s.port)
         fig["after_reset"] = s.mem()  # answered by the rebooted chip
         fig["wdt_wall_s"] = time.monotonic() - t2
-        fig["wdt_state"] = vboard.status(s.state)
+        fig["wdt_state"] = vboard_state.status(s.state)
         fig["hung_at_ns"] = hung["ns"]
         fig["status_after_reset"] = s.request("status")
         s.deal(plan[1][half * flen:], cards - half)
@@ -527,7 +528,7 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
     and `recall 50`. reuse: the base of a Pico already flashed and provisioned (the
     survive run's): its flash and keys are copied instead of flashing again."""
 
-    from host_tools.table_host import play_rounds
+    from host_tools.rounds import play_rounds
 
     if reuse is not None:
         shutil.copytree(reuse / "flash", base / "flash")
@@ -581,7 +582,7 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
         finally:
             b.close()
     finally:
-        vboard.stop(s.state)
+        vboard_state.stop(s.state)
     if raw:
         raw_region_into(base / "flash" / "flash.bin", region_dir)
     fig["copy_wall_s"] = time.monotonic() - t_copy

@@ -19,13 +19,15 @@ import time
 from pathlib import Path
 
 from host_tools import flash as flashing
-from host_tools import vboard
+from host_tools import vboard, vboard_state, verify
 from host_tools.auth import KeyStore
 from host_tools.board_rank import rank_lines
 from host_tools.board_vectors import board_run, cpython_run
-from host_tools.boardlink import Board, BoardError
+from host_tools.boardlink import Board
+from host_tools.errors import BoardError
 from host_tools.pico import control_for
-from host_tools.table_host import Configurator, PicoTarget
+from host_tools.configurator import Configurator
+from host_tools.table_targets import PicoTarget
 from pitboss.rules import profiles
 from pitboss.rules.cards import names
 from tests import timeline
@@ -120,14 +122,14 @@ class Pico:
 
     def wait_off(self, timeout=120):
         """The emulator stopped itself (a power cut): wait until its daemon is gone. One
-        still there after `timeout` is stopped (vboard.stop: SIGTERM, then SIGKILL, and
+        still there after `timeout` is stopped (vboard_state.stop: SIGTERM, then SIGKILL, and
         its state cleared): a SIGKILL here alone, then status(), left its state behind
         when the daemon had not died yet, and the next start() refused ("a board is
         already running"; a clean-clone run on a loaded machine, 2026-12-03)."""
         deadline = time.monotonic() + timeout
-        while vboard._alive(self.pid) and time.monotonic() < deadline:
+        while vboard_state.alive(self.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        vboard.stop(self.state)  # nothing left running: only clears stale state
+        vboard_state.stop(self.state)  # nothing left running: only clears stale state
 
     def close(self):
         if self.board is not None:
@@ -136,7 +138,7 @@ class Pico:
 
     def stop(self):
         self.close()
-        vboard.stop(self.state)
+        vboard_state.stop(self.state)
 
 
 class PicoTier:
@@ -297,7 +299,7 @@ class Jobs:
         # A freshly flashed board's flash, never run on: the power-cut and survive Picos
         # start from copies of it.
         shutil.copytree(a.flash, self.base / "fresh-flash")
-        verified = flashing.verify(a.port, progress=None).ok
+        verified = verify.verify(a.port, progress=None).ok
         a.connect()
         boot = a.ctl.cycles()
         # Which journal region the board gives (boards/pico.py): the raw one on the
@@ -327,7 +329,8 @@ class Jobs:
     def job_serial(self, a):
         """Protocol lines to the running loop (service mode; the loop runs there too)."""
         from host_tools.pico_link import deal_rounds
-        from host_tools.table_host import ProtoTarget, plan_round
+        from host_tools.rounds import plan_round
+        from host_tools.table_targets import ProtoTarget
 
         self._provisioned(a)
         a.close()  # a soft reset: the table's loop runs again
@@ -508,7 +511,7 @@ class Jobs:
             on_board, v_chip, v_wall = self._chip(d, lambda: board_run(d.board,
                                                                       STOCK_VECTORS))
             from tests.pico_powercut import round_lines
-            from host_tools.table_host import LocalTarget
+            from host_tools.table_targets import LocalTarget
             d.conf.provision()
             assert d.conf.configure(CUT_GAME, CUT_SEATS)["ok"]
             ref = LocalTarget(durable=False)

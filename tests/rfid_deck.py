@@ -5,7 +5,8 @@ tests/test_pico_board.py asserts on what it returns."""
 import json
 
 from host_tools.shoe_sim import shuffled_deck
-from host_tools.table_host import LocalTarget, plan_round
+from host_tools.rounds import plan_round
+from host_tools.table_targets import LocalTarget
 from pitboss.store.deckmap import new_deck_order
 
 GAME, SEATS, SEED = "nj-3card", 3, 4242
@@ -53,7 +54,7 @@ def register_and_deal(pico):
     settled = pico.target.commands(after)[-1]
     ref = LocalTarget(durable=False)
     from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator
+    from host_tools.configurator import Configurator
     import tempfile
     rc = Configurator(ref, "ref", KeyStore(tempfile.mkdtemp()))
     rc.provision()

@@ -80,8 +80,10 @@ def test_rank_census_games_need_only_the_standard_library(tmp_path):
 
 
 def test_one_board_error_for_real_and_virtual_boards():
-    # `rank/vectors/shoe --port virtual` catch boardlink's BoardError: a virtual board that
-    # will not start (vboard's) must be that same class, or it escapes as a traceback.
-    from host_tools import boardlink, vboard
-    assert boardlink.BoardError is vboard.BoardError
-    assert issubclass(vboard.BoardError, RuntimeError)
+    # `rank/vectors/shoe --port virtual` catch BoardError: a virtual board that will not
+    # start (vboard's) must raise the class boardlink raises (host_tools.errors'), or it
+    # escapes as a traceback.
+    from host_tools import boardlink, errors, vboard
+    assert boardlink.BoardError is errors.BoardError
+    assert vboard.BoardError is errors.BoardError
+    assert issubclass(errors.BoardError, RuntimeError)

@@ -108,7 +108,7 @@ def test_flash_to_a_missing_port_fails_while_another_flash_holds_the_build(tmp_p
     wait until run()'s timeout."""
     import fcntl
 
-    from host_tools.flash import BUILD
+    from host_tools.mpy_build import BUILD
 
     BUILD.mkdir(parents=True, exist_ok=True)
     with open(BUILD / ".flash.lock", "w") as f:

@@ -9,7 +9,9 @@ import pytest
 
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget, plan_round, play_rounds
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round, play_rounds
+from host_tools.table_targets import LocalTarget
 
 
 @pytest.fixture

@@ -290,7 +290,7 @@ def test_refusals_stay_refusals():
 
 
 def test_a_failing_shoe_halts_the_table_and_the_loop_goes_on(tmp_path):
-    from host_tools.table_host import LocalTarget
+    from host_tools.table_targets import LocalTarget
 
     t = LocalTarget(str(tmp_path / "flash"), durable=False)
 
@@ -312,7 +312,8 @@ def test_a_game_configuration_imports_only_its_own_family():
     code = r'''
 import sys, tempfile
 import host_tools
-from host_tools.table_host import Configurator, LocalTarget
+from host_tools.configurator import Configurator
+from host_tools.table_targets import LocalTarget
 from host_tools.auth import KeyStore
 t = LocalTarget(tempfile.mkdtemp(), durable=False)
 def fams():
@@ -390,7 +391,7 @@ def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
     pay (issue 30's pay screen) as the settlement said, before and after a reboot's
     replay."""
     from host_tools import shoe_sim
-    from host_tools.table_host import plan_round
+    from host_tools.rounds import plan_round
     from pitboss.rules import profiles
 
     class Display:

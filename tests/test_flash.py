@@ -10,7 +10,8 @@ import time
 import pytest
 
 from host_tools import flash as fl
-from host_tools import vboard
+from host_tools import (errors, flash_plan, mpremote_steps, mpy_abi, mpy_build, vboard,
+                        vboard_state, verify)
 from pitboss.store import integrity
 
 # ---------------------------------------------------------------------------------------
@@ -22,69 +23,71 @@ WASM_MPY = 774                           # what the VM reports: bytecode only
 
 
 def test_sys_mpy_and_header_decoding():
-    assert fl.decode_sys_mpy(WASM_MPY) == (6, 3, 0)
-    assert fl.decode_sys_mpy(RP2_MPY) == (6, 3, 4)
-    assert fl.MPY_ARCHS[fl.decode_sys_mpy(ESP32_MPY)[2]] == "xtensawin"
-    assert fl.decode_mpy_header(b"M\x06\x00\x1f") == (6, 0, 0)
-    assert fl.decode_mpy_header(b"M\x06\x13\x1f") == (6, 3, 4)
-    with pytest.raises(fl.FlashError):
-        fl.decode_mpy_header(b"\x00\x06\x00\x1f")
+    assert mpy_abi.decode_sys_mpy(WASM_MPY) == (6, 3, 0)
+    assert mpy_abi.decode_sys_mpy(RP2_MPY) == (6, 3, 4)
+    assert mpy_abi.MPY_ARCHS[mpy_abi.decode_sys_mpy(ESP32_MPY)[2]] == "xtensawin"
+    assert mpy_abi.decode_mpy_header(b"M\x06\x00\x1f") == (6, 0, 0)
+    assert mpy_abi.decode_mpy_header(b"M\x06\x13\x1f") == (6, 3, 4)
+    with pytest.raises(errors.FlashError):
+        mpy_abi.decode_mpy_header(b"\x00\x06\x00\x1f")
 
 
 def test_loadable_follows_the_mpy_loader_rules():
     bytecode_v6 = (6, 0, 0)
     for board in (RP2_MPY, ESP32_MPY, WASM_MPY):
-        assert fl.loadable(fl.decode_sys_mpy(board), bytecode_v6) is None
-    assert "mpy v5" in fl.loadable(fl.decode_sys_mpy(RP2_MPY), (5, 0, 0)).replace(".0", "")
+        assert mpy_abi.loadable(mpy_abi.decode_sys_mpy(board), bytecode_v6) is None
+    assert "mpy v5" in mpy_abi.loadable(mpy_abi.decode_sys_mpy(RP2_MPY),
+                                        (5, 0, 0)).replace(".0", "")
     native_armv6m = (6, 3, 4)
-    assert fl.loadable(fl.decode_sys_mpy(RP2_MPY), native_armv6m) is None
-    assert "xtensawin" in fl.loadable(fl.decode_sys_mpy(ESP32_MPY), native_armv6m)
-    assert "bytecode-only" in fl.loadable(fl.decode_sys_mpy(WASM_MPY), native_armv6m)
-    assert fl.loadable(fl.decode_sys_mpy(RP2_MPY), (6, 2, 4)) is not None  # old native ABI
+    assert mpy_abi.loadable(mpy_abi.decode_sys_mpy(RP2_MPY), native_armv6m) is None
+    assert "xtensawin" in mpy_abi.loadable(mpy_abi.decode_sys_mpy(ESP32_MPY), native_armv6m)
+    assert "bytecode-only" in mpy_abi.loadable(mpy_abi.decode_sys_mpy(WASM_MPY), native_armv6m)
+    # an old native ABI
+    assert mpy_abi.loadable(mpy_abi.decode_sys_mpy(RP2_MPY), (6, 2, 4)) is not None
 
 
 def test_build_layout_is_reproducible(tmp_path):
-    a = fl.build("pico", build_root=tmp_path / "a")
-    b = fl.build("pico", build_root=tmp_path / "b")
+    a = mpy_build.build("pico", build_root=tmp_path / "a")
+    b = mpy_build.build("pico", build_root=tmp_path / "b")
     assert [(f.dest, f.sha256) for f in a] == [(f.dest, f.sha256) for f in b]
     dests = [f.dest for f in a]
     assert "/board.mpy" in dests and "/pitboss/store/integrity.mpy" in dests
-    assert all(d.endswith(".mpy") or d.lstrip("/") in fl.SOURCE_ONLY for d in dests), dests
+    assert all(d.endswith(".mpy") or d.lstrip("/") in mpy_build.SOURCE_ONLY for d in dests), dests
     assert all(f.local.read_bytes()[:2] == b"M\x06" for f in a if f.dest.endswith(".mpy"))
     # the board module is the chosen board's definition
-    src = fl.build("esp32_devkitc", source=True, build_root=tmp_path / "s")
+    src = mpy_build.build("esp32_devkitc", source=True, build_root=tmp_path / "s")
     board_py = [f for f in src if f.dest == "/board.py"][0]
     assert "NAME = \"esp32_devkitc\"" in board_py.local.read_text()
-    assert fl.dest_for("/main.py", source=False) == "/main.py"   # only main.py is run
-    assert fl.dest_for("/boot.py", source=False) == "/boot.py"
-    assert fl.counterpart("/pitboss/x.mpy") == "/pitboss/x.py"
+    assert mpy_build.dest_for("/main.py", source=False) == "/main.py"   # only main.py is run
+    assert mpy_build.dest_for("/boot.py", source=False) == "/boot.py"
+    assert mpy_build.counterpart("/pitboss/x.mpy") == "/pitboss/x.py"
 
 
 def _files(**hashes):
-    return [fl.BuiltFile(d, None, h) for d, h in sorted(hashes.items())]
+    return [mpy_build.BuiltFile(d, None, h) for d, h in sorted(hashes.items())]
 
 
 def test_plan_copies_changed_and_removes_stale():
-    files = [fl.BuiltFile("/board.mpy", None, "a" * 64),
-             fl.BuiltFile("/pitboss/rules/cards.mpy", None, "b" * 64),
-             fl.BuiltFile("/pitboss/new.mpy", None, "c" * 64)]
+    files = [mpy_build.BuiltFile("/board.mpy", None, "a" * 64),
+             mpy_build.BuiltFile("/pitboss/rules/cards.mpy", None, "b" * 64),
+             mpy_build.BuiltFile("/pitboss/new.mpy", None, "c" * 64)]
     old = integrity.format_manifest([("a" * 64, "/board.mpy"), ("0" * 64, "/pitboss/gone.mpy")],
                                     "pico", "mpy", "complete")
     board = {"/board.mpy": "a" * 64, "/pitboss/rules/cards.mpy": "f" * 64,
              "/pitboss/new.mpy": None,
              "/pitboss/rules/cards.py": "e" * 64,     # left by an earlier --source flash: shadows
              "/pitboss/new.py": None}
-    p = fl.plan(files, board, old, "pico", "mpy")
+    p = flash_plan.plan(files, board, old, "pico", "mpy")
     assert [f.dest for f in p.copy] == ["/pitboss/new.mpy", "/pitboss/rules/cards.mpy"]
     assert p.remove == ["/pitboss/gone.mpy", "/pitboss/rules/cards.py"]  # sorted
     assert not p.up_to_date
     # everything in place and the manifest complete: nothing to do at all
     board2 = {f.dest: f.sha256 for f in files}
-    p2 = fl.plan(files, board2, p.final_manifest, "pico", "mpy")
+    p2 = flash_plan.plan(files, board2, p.final_manifest, "pico", "mpy")
     assert p2.up_to_date and not p2.copy and not p2.remove
     # files fine but the manifest still pending (an interrupted flash): not up to date
-    pending = fl.manifest_text(files, "pico", "mpy", integrity.PENDING)
-    p3 = fl.plan(files, board2, pending, "pico", "mpy")
+    pending = flash_plan.manifest_text(files, "pico", "mpy", integrity.PENDING)
+    p3 = flash_plan.plan(files, board2, pending, "pico", "mpy")
     assert not p3.up_to_date and not p3.copy
 
 
@@ -92,7 +95,7 @@ def test_manifest_roundtrip_and_board_side_check(tmp_path):
     a, b = tmp_path / "a.mpy", tmp_path / "b.mpy"
     a.write_bytes(b"x" * 1500)          # more than one 512-byte chunk, and a short tail
     b.write_bytes(b"")
-    entries = [(fl.sha256_file(a), str(a)), (fl.sha256_file(b), str(b))]
+    entries = [(mpy_build.sha256_file(a), str(a)), (mpy_build.sha256_file(b), str(b))]
     assert integrity.file_sha256(str(a)) == entries[0][0]
     assert integrity.file_sha256(str(tmp_path / "nope")) is None
     man = tmp_path / "manifest.sha256"
@@ -126,7 +129,7 @@ def tree(tmp_path):
     firmware (and can change a module on purpose)."""
     root = tmp_path / "tree"
     for d in ("firmware", "boards"):
-        shutil.copytree(fl.REPO / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(mpy_build.REPO / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
     return root
 
 
@@ -135,13 +138,13 @@ def small_tree(tmp_path):
     """A few real modules plus a main.py: enough for the flash mechanics, and quick to
     copy (the virtual board takes ~25 KB/s)."""
     root = tmp_path / "small"
-    shutil.copytree(fl.REPO / "boards", root / "boards",
+    shutil.copytree(mpy_build.REPO / "boards", root / "boards",
                     ignore=shutil.ignore_patterns("__pycache__"))
     fw = root / "firmware"
     for name in ("__init__.py", "compat.py", "errors.py", "rules/__init__.py", "rules/cards.py",
                  "store/__init__.py", "store/integrity.py"):
         (fw / "pitboss" / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(fl.REPO / "firmware" / "pitboss" / name, fw / "pitboss" / name)
+        shutil.copyfile(mpy_build.REPO / "firmware" / "pitboss" / name, fw / "pitboss" / name)
     (fw / "main.py").write_text("import board\nprint('main on', board.NAME)\n")
     (fw / "manifest.py").write_text('module("main.py")\npackage("pitboss")\n')
     return root
@@ -161,16 +164,16 @@ def board(tmp_path):
         def power_cut(self):
             os.killpg(self.st["pid"], signal.SIGKILL)
             deadline = time.monotonic() + 10
-            while vboard.status(state)["running"] and time.monotonic() < deadline:
+            while vboard_state.status(state)["running"] and time.monotonic() < deadline:
                 time.sleep(0.05)
 
     b = B().start()
     b.flash_dir = flash_dir
     yield b
-    st = vboard._read_state(state)
-    vboard.stop(state)
+    st = vboard_state.read_state(state)
+    vboard_state.stop(state)
     if st:
-        vboard._kill_group(st["pid"], signal.SIGKILL)
+        vboard_state.kill_group(st["pid"], signal.SIGKILL)
 
 
 def test_flash_twice_corrupt_verify_reflash(board, tree):
@@ -179,7 +182,7 @@ def test_flash_twice_corrupt_verify_reflash(board, tree):
     r1 = fl.flash(board.port, progress=log.append, root=tree)
     first = time.monotonic() - t0
     assert r1.board == "virtual" and r1.mode == "mpy"
-    built = fl.build("virtual", build_root=tree / "b2", root=tree)
+    built = mpy_build.build("virtual", build_root=tree / "b2", root=tree)
     assert sorted(r1.copied) == sorted(f.dest for f in built)
     assert r1.copied[0] == "/pitboss/store/integrity.mpy"       # the checker lands first
     assert any("[1/" in line for line in log), log       # per-file progress was shown
@@ -195,12 +198,12 @@ def test_flash_twice_corrupt_verify_reflash(board, tree):
     r2 = fl.flash(board.port, progress=log.append, root=tree)
     second = time.monotonic() - t0
     assert r2.copied == [] and r2.removed == []
-    assert fl.verify(board.port, progress=log.append, root=tree).ok
+    assert verify.verify(board.port, progress=log.append, root=tree).ok
 
     # Corrupt one file on the board: verify fails, and the board itself says so too.
     mpremote(board.port, "exec",
              "f = open('/pitboss/rules/cards.mpy', 'r+b'); f.seek(40); f.write(b'\\xff\\xfe'); f.close()")
-    v = fl.verify(board.port, progress=log.append, root=tree)
+    v = verify.verify(board.port, progress=log.append, root=tree)
     assert not v.ok and v.problems == [("/pitboss/rules/cards.mpy", "mismatch")]
     out = mpremote(board.port, "exec", "import pitboss.store.integrity as i; print(i.check())")
     assert out.strip() == "[('/pitboss/rules/cards.mpy', 'mismatch')]"
@@ -208,7 +211,7 @@ def test_flash_twice_corrupt_verify_reflash(board, tree):
     # Re-flash copies exactly the damaged file, and all is well again.
     r3 = fl.flash(board.port, progress=log.append, root=tree)
     assert r3.copied == ["/pitboss/rules/cards.mpy"]
-    assert fl.verify(board.port, progress=log.append, root=tree).ok
+    assert verify.verify(board.port, progress=log.append, root=tree).ok
 
     # A changed module on the host: only it is copied.
     with open(tree / "firmware" / "pitboss" / "compat.py", "a") as f:
@@ -228,7 +231,7 @@ def test_source_mode_then_back_to_mpy(board, small_tree):
     # the checker first, so an interrupted flash can still be diagnosed; the entry point
     # last, so it never starts against modules of the old firmware
     assert r.copied[0] == "/pitboss/store/integrity.py" and r.copied[-1] == "/main.py"
-    assert fl.verify(board.port, progress=None, root=tree).ok  # mode read from the manifest
+    assert verify.verify(board.port, progress=None, root=tree).ok  # mode read from the manifest
     out = mpremote(board.port, "exec", "import pitboss.rules.cards as c; print(c.__file__)")
     assert out.strip().lstrip("/") == "pitboss/rules/cards.py"
     # Back to .mpy: the .py files would shadow the .mpy ones, so they must go.
@@ -241,7 +244,7 @@ def test_source_mode_then_back_to_mpy(board, small_tree):
                    "print(c.__file__, 'cards.py' in os.listdir('/pitboss/rules'))")
     file, has_py = out.split()
     assert (file.lstrip("/"), has_py) == ("pitboss/rules/cards.mpy", "False")
-    assert fl.verify(board.port, progress=None, root=tree).ok
+    assert verify.verify(board.port, progress=None, root=tree).ok
 
 
 def test_power_cut_mid_flash_leaves_a_board_that_reports_it(board, small_tree):
@@ -251,31 +254,31 @@ def test_power_cut_mid_flash_leaves_a_board_that_reports_it(board, small_tree):
         if msg.startswith("  [2/"):
             board.power_cut()
 
-    with pytest.raises(fl.FlashError):
+    with pytest.raises(errors.FlashError):
         fl.flash(board.port, progress=progress, root=tree)
     board.start()   # power back on, same flash
-    v = fl.verify(board.port, progress=None, root=tree)
+    v = verify.verify(board.port, progress=None, root=tree)
     assert not v.ok
     assert ("/manifest.sha256", "pending (a flash did not finish)") in v.problems
     out = mpremote(board.port, "exec", "import pitboss.store.integrity as i; print(i.check()[0])")
     assert out.strip() == "('/manifest.sha256', 'pending')"
     fl.flash(board.port, progress=None, root=tree)
-    assert fl.verify(board.port, progress=None, root=tree).ok
+    assert verify.verify(board.port, progress=None, root=tree).ok
 
 
 def test_refuses_wrong_board_and_unloadable_build(board, monkeypatch):
-    with pytest.raises(fl.FlashError, match="rp2 board"):
+    with pytest.raises(errors.FlashError, match="rp2 board"):
         fl.flash(board.port, board="pico", progress=None)
     # A board whose MicroPython wants another .mpy version: nothing is copied.
-    real = fl.describe
+    real = mpremote_steps.describe
 
-    def describe(port, paths, timeout=fl.TIMEOUT_QUERY):
+    def describe(port, paths, timeout=mpremote_steps.TIMEOUT_QUERY):
         info = real(port, paths, timeout)
         info["mpy"] = 5 | (0 << 8)
         return info
 
-    monkeypatch.setattr(fl, "describe", describe)
-    with pytest.raises(fl.FlashError, match="refusing to flash.*mpy v5"):
+    monkeypatch.setattr(mpremote_steps, "describe", describe)
+    with pytest.raises(errors.FlashError, match="refusing to flash.*mpy v5"):
         fl.flash(board.port, progress=None)
     monkeypatch.undo()
     assert not os.path.exists(board.flash_dir / "manifest.sha256")
@@ -326,21 +329,21 @@ def test_boot_check_enumerates_every_file_and_the_seal(tmp_path):
 def test_seeded_answer_matches_the_hosts_and_depends_on_the_seed(tmp_path):
     """The firmware's seeded answer (its own HMAC) equals the host's (CPython's hmac)
     for the same files; another seed gives another answer; data is not covered."""
-    files = fl.build("virtual", build_root=tmp_path / "build")
+    files = mpy_build.build("virtual", build_root=tmp_path / "build")
     root = tmp_path / "root"
     for f in files:
         (root / f.dest.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f.local, root / f.dest.lstrip("/"))
-    man = fl.manifest_text(files, "virtual", "mpy", integrity.COMPLETE)
+    man = flash_plan.manifest_text(files, "virtual", "mpy", integrity.COMPLETE)
     (root / "manifest.sha256").write_text(man)
     (root / "journal").mkdir()
     (root / "journal" / "0001.jnl").write_bytes(b"changes all the time")
     seed = bytes(range(32))
     got = integrity.seeded_answer(seed, str(root))
-    assert fl.compare_answer(fl.expected_answer(files, man, seed), got) == []
+    assert verify.compare_answer(verify.expected_answer(files, man, seed), got) == []
     other = integrity.seeded_answer(bytes(32), str(root))
     assert other["digest"] != got["digest"]
-    assert fl.compare_answer(fl.expected_answer(files, man, seed), other)
+    assert verify.compare_answer(verify.expected_answer(files, man, seed), other)
     with pytest.raises(ValueError):
         integrity.seeded_answer(b"short", str(root))
 
@@ -350,7 +353,7 @@ def _flash_cli(port):
     (SIGINT to the group) reaches it and every child it started in that group."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.Popen([sys.executable, "-m", "host_tools", "flash", "--port", port],
-                            cwd=fl.REPO, env=env, stdout=subprocess.PIPE,
+                            cwd=mpy_build.REPO, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, process_group=0)
 
 
@@ -366,7 +369,7 @@ def test_ctrl_c_during_flash_finishes_it_rather_than_leave_it_pending(board):
     out, err = p.communicate(timeout=600)
     assert p.returncode == 130, (out, err)
     assert "finishing the flash" in err and "verified" in out, (out, err)
-    assert fl.verify(board.port, progress=None).ok
+    assert verify.verify(board.port, progress=None).ok
 
 
 def test_a_flash_over_a_firmware_mismatch_tilt_says_how_to_clear_it(tmp_path, vb_flash):

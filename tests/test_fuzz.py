@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget
+from host_tools.configurator import Configurator
+from host_tools.table_targets import LocalTarget
 from pitboss.rules.cards import CardError, parse, parse_hand
 
 TOKENS = st.sampled_from(["As", "kd", "Jk", "JK", "Tc", "10h", "1s", "Ax", "", "A",

@@ -9,7 +9,9 @@ import pytest
 
 from host_tools import export as ex
 from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget, play_rounds
+from host_tools.configurator import Configurator
+from host_tools.rounds import play_rounds
+from host_tools.table_targets import LocalTarget
 
 GAME = "pa-three-card-prime"
 
@@ -134,7 +136,7 @@ def test_repeated_wagers_keep_the_snapshot_bounded_and_the_table_alive(tmp_path)
 def test_worst_case_snapshot_of_every_game_fits(tmp_path):
     # One wager of every kind on every seat, every card dealt, every seat decided more
     # than once: the largest round each game can hold, well under the record limit.
-    from host_tools.table_host import plan_round
+    from host_tools.rounds import plan_round
     from pitboss import games
     sizes = {}
     for game in games.ids():

@@ -12,11 +12,13 @@ import time
 import pytest
 
 from host_tools import export as ex
-from host_tools import vboard
+from host_tools import vboard, vboard_state
 from host_tools.auth import KeyStore
 from host_tools.boardlink import Board
 from host_tools.cli import main as cli_main
-from host_tools.table_host import BoardTarget, Configurator, play_many
+from host_tools.configurator import Configurator
+from host_tools.rounds import play_many
+from host_tools.table_targets import BoardTarget
 
 GAME = "pa-three-card-prime"
 
@@ -47,7 +49,7 @@ class Table:
         self.board.close()
         os.killpg(self.pid, signal.SIGKILL)
         deadline = time.monotonic() + 5
-        while vboard._alive(self.pid) and time.monotonic() < deadline:
+        while vboard_state.alive(self.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
 
     def on(self):
@@ -59,7 +61,7 @@ class Table:
 
     def close(self):
         self.board.close()
-        vboard.stop(self.state)
+        vboard_state.stop(self.state)
 
     def cmd(self, *lines):
         return self.t.commands(list(lines))

@@ -70,7 +70,9 @@ def test_a_casinos_own_way_is_data():
 
 def test_a_casinos_own_way_survives_a_power_cycle(tmp_path):
     from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    from host_tools.configurator import Configurator
+    from host_tools.rounds import play_rounds
+    from host_tools.table_targets import LocalTarget
     # a casino's own two-pair rule (here i-casinobonus's) on the Gold Star way: an
     # authenticated command holds at most 512 characters, a whole way does not fit
     icb = houseways.way("gold-star-icb")

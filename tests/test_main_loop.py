@@ -229,7 +229,9 @@ def test_recall_is_written_one_round_at_a_time_as_the_materialised_reply():
     import io
 
     from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    from host_tools.configurator import Configurator
+    from host_tools.rounds import play_rounds
+    from host_tools.table_targets import LocalTarget
     from pitboss import loop
     from pitboss.verbs.records import Rows
 

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from host_tools import flash as fl
+from host_tools import mpy_abi, mpy_build
 from pitboss.rules import profiles
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,20 +52,21 @@ def test_every_vector_through_the_native_path():
 
 @pytest.mark.parametrize("board,arch", [("pico", 4), ("esp32_devkitc", 10)])
 def test_flash_builds_the_native_module_for_the_boards_arch(tmp_path, board, arch):
-    files = {f.dest: f for f in fl.build(board, build_root=tmp_path)}
+    files = {f.dest: f for f in mpy_build.build(board, build_root=tmp_path)}
     native = files["/pitboss/rules/native5.mpy"]
-    version, sub, a = fl.decode_mpy_header(native.local.read_bytes()[:4])
+    version, sub, a = mpy_abi.decode_mpy_header(native.local.read_bytes()[:4])
     assert (version, a) == (6, arch)
     # every other module stays bytecode: loadable by any port of this .mpy version
-    assert fl.decode_mpy_header(files["/pitboss/rules/evaluator.mpy"].local.read_bytes()[:4])[2] == 0
+    ev_mpy = files["/pitboss/rules/evaluator.mpy"]
+    assert mpy_abi.decode_mpy_header(ev_mpy.local.read_bytes()[:4])[2] == 0
 
 
 def test_a_board_without_a_native_emitter_gets_the_bytecode_path(tmp_path):
-    dests = [f.dest for f in fl.build("virtual", build_root=tmp_path)]
+    dests = [f.dest for f in mpy_build.build("virtual", build_root=tmp_path)]
     assert "/pitboss/rules/evaluator.mpy" in dests
     assert "/pitboss/rules/tables/%s.mpy" % profiles.get("nj-5card").t5 in dests
     assert not [d for d in dests if "native5" in d]
     # the board's own ABI decides too: a bytecode-only board (the VM's _mpy) gets none
-    wasm = fl.decode_sys_mpy(6 | 3 << 8)
-    dests = [f.dest for f in fl.build("pico", board_abi=wasm, build_root=tmp_path / "w")]
+    wasm = mpy_abi.decode_sys_mpy(6 | 3 << 8)
+    dests = [f.dest for f in mpy_build.build("pico", board_abi=wasm, build_root=tmp_path / "w")]
     assert not [d for d in dests if "native5" in d]

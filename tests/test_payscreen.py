@@ -9,7 +9,9 @@ import pytest
 import boards
 from host_tools.auth import KeyStore
 from host_tools.screenshot import text
-from host_tools.table_host import Configurator, LocalTarget, play_rounds
+from host_tools.configurator import Configurator
+from host_tools.rounds import play_rounds
+from host_tools.table_targets import LocalTarget
 from pitboss.hw import display
 from pitboss.hw.ssd1306 import SSD1306
 

@@ -55,7 +55,9 @@ def _reference(game, seats, rounds, seed):
     import tempfile
 
     from host_tools.auth import KeyStore
-    from host_tools.table_host import Configurator, LocalTarget, play_rounds
+    from host_tools.configurator import Configurator
+    from host_tools.rounds import play_rounds
+    from host_tools.table_targets import LocalTarget
     t = LocalTarget(tempfile.mkdtemp(prefix="pitboss-ref-"), durable=False)
     c = Configurator(t, "ref", KeyStore(tempfile.mkdtemp()))
     c.provision()

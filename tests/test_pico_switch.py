@@ -11,7 +11,8 @@ import time
 import serial
 
 from host_tools.pico import Control
-from host_tools.vboard import pico_board, status
+from host_tools.vboard import pico_board
+from host_tools.vboard_state import status
 
 import boards.pico as pico_def
 

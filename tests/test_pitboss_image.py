@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from host_tools import flash as flashing
+from host_tools import errors, mpremote_steps, mpy_build, verify
 from host_tools import romfs_deploy as rd
 from host_tools.pico import PITBOSS_UF2, find_firmware
 from pitboss.store import integrity
@@ -58,7 +58,7 @@ def test_the_committed_image_is_pinned_and_has_the_layout():
 
 
 def test_the_romfs_image_and_program_manifest(tmp_path):
-    files = flashing.build("pico", build_root=tmp_path)
+    files = mpy_build.build("pico", build_root=tmp_path)
     a = rd.romfs_image(files)
     assert a == rd.romfs_image(list(reversed(files)))  # sorted: the same bytes
     assert a[:3] == b"\xd2\xcd\x31" and len(a) < rd.layout()["ROMFS_BYTES"]
@@ -77,19 +77,19 @@ def test_the_romfs_image_and_program_manifest(tmp_path):
 
 
 def test_the_seeded_answer_covers_the_regions(tmp_path):
-    files = flashing.build("pico", build_root=tmp_path)
+    files = mpy_build.build("pico", build_root=tmp_path)
     regions = rd.program(files)
     final = rd.manifest_text(regions, "pico", "mpy", integrity.COMPLETE)
     seed = b"s" * 32
-    want = flashing.expected_from(dict(regions, **{integrity.MANIFEST: final.encode()}),
-                                  seed)
+    want = verify.expected_from(dict(regions, **{integrity.MANIFEST: final.encode()}),
+                                seed)
     assert [p for p, _ in want["files"]] == sorted([integrity.MANIFEST] + list(regions))
     # A board whose ROMFS lost a byte answers otherwise.
     bad = dict(regions)
     e = next(k for k in bad if k.startswith("@romfs/"))
     bad[e] = bad[e][:-1] + b"\0"
-    got = flashing.expected_from(dict(bad, **{integrity.MANIFEST: final.encode()}), seed)
-    assert flashing.compare_answer(want, got) == [(e, "mismatch")]
+    got = verify.expected_from(dict(bad, **{integrity.MANIFEST: final.encode()}), seed)
+    assert verify.compare_answer(want, got) == [(e, "mismatch")]
 
 
 def test_a_real_pico_gets_the_image_over_its_bootsel_drive(tmp_path, monkeypatch):
@@ -110,8 +110,8 @@ def test_a_real_pico_gets_the_image_over_its_bootsel_drive(tmp_path, monkeypatch
     monkeypatch.setenv("PITBOSS_BOOTSEL_DIR", str(tmp_path / "nowhere"))
     monkeypatch.setattr(rd, "bootsel_mounts", lambda: [])
     monkeypatch.setattr(rd.shutil, "which", lambda name: None)
-    monkeypatch.setattr(flashing, "_mpremote", lambda *a, **k: "")
-    with pytest.raises(flashing.FlashError, match="BOOTSEL.*picotool"):
+    monkeypatch.setattr(mpremote_steps, "run", lambda *a, **k: "")
+    with pytest.raises(errors.FlashError, match="BOOTSEL.*picotool"):
         rd.install_image(str(port), PITBOSS_UF2, steps.append, wait=0)
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from host_tools import cli, hostfast
-from host_tools.table_host import LocalTarget
+from host_tools.table_targets import LocalTarget
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused

@@ -20,10 +20,12 @@ import sys
 import pytest
 
 from host_tools import flash as fl
+from host_tools import flash_plan, mpy_abi, mpy_build, verify
 from host_tools.auth import KeyStore, auth_line
 from host_tools.boardlink import open_board
 from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
-from host_tools.table_host import BoardTarget, Configurator
+from host_tools.configurator import Configurator
+from host_tools.table_targets import BoardTarget
 from host_tools.vboard import virtual_board
 from pitboss.store import integrity
 
@@ -200,7 +202,7 @@ def _mpy_and_manifest(flash, tmp_path):
     p.write_text(src.replace('VERSION = "0.1.0"', 'VERSION = "evil"'))
     out = flash / "pitboss" / "protocol.mpy"
     old = integrity.file_sha256(str(out))
-    fl._mpy_cross(p, out, "pitboss/protocol.py", None)
+    mpy_build._mpy_cross(p, out, "pitboss/protocol.py", None)
     m = flash / "manifest.sha256"
     m.write_text(m.read_text().replace(old, integrity.file_sha256(str(out))))
 
@@ -216,7 +218,7 @@ def test_untouched_board_boots_clean_and_verifies(flashed, tmp_path):
             s = status(link)
             assert s["tilts"] == [], s
             assert link.request("version")["version"] == "0.1.0"
-        r = fl.verify(st["port"], progress=None)
+        r = verify.verify(st["port"], progress=None)
         assert r.ok and r.seeded, r.problems
 
 
@@ -232,11 +234,11 @@ def test_tampered_file_is_a_tilt_and_fails_seeded_verify(flashed, tmp_path, atta
             keys = KeyStore(tmp_path / "keys")
             r = link.request(keys.sign("t1", CONFIG, 1000))
             assert r["ok"] is False, r
-        r = fl.verify(st["port"], progress=None)  # production: seeded, over the protocol
+        r = verify.verify(st["port"], progress=None)  # production: seeded, over the protocol
         assert not r.ok and r.seeded, attack
     # And in service mode (raw REPL, the checker's source sent by the host).
     with virtual_board(flash, service=True) as st:
-        r = fl.verify(st["port"], progress=None)
+        r = verify.verify(st["port"], progress=None)
         assert not r.ok and r.seeded, attack
         paths = {p for p, _ in r.problems}
         if attack == "mpy_with_manifest":
@@ -246,7 +248,7 @@ def test_tampered_file_is_a_tilt_and_fails_seeded_verify(flashed, tmp_path, atta
                             "/state/evil.py"}, r.problems
         # A flash puts the board back to exactly the build (unlisted code removed).
         fl.flash(st["port"], progress=None)
-        assert fl.verify(st["port"], progress=None).ok
+        assert verify.verify(st["port"], progress=None).ok
 
 
 def test_a_recorded_answer_does_not_fit_a_new_seed(flashed, tmp_path):
@@ -259,12 +261,12 @@ def test_a_recorded_answer_does_not_fit_a_new_seed(flashed, tmp_path):
         for bad in ("verify", "verify zz", "verify " + "00" * 8, "verify " + "00" * 65):
             assert link.request(bad)["error"]["code"] == "bad_args", bad
     assert a1["digest"] == a1b["digest"] != a2["digest"]
-    files = fl.build("virtual", board_abi=fl.decode_sys_mpy(a1["mpy"]),
-                     build_root=tmp_path / "build")
-    man = fl.manifest_text(files, "virtual", "mpy", integrity.COMPLETE)
-    assert fl.compare_answer(fl.expected_answer(files, man, s1), a1) == []
-    assert fl.compare_answer(fl.expected_answer(files, man, s2), a2) == []
-    replay = fl.compare_answer(fl.expected_answer(files, man, s2), a1)
+    files = mpy_build.build("virtual", board_abi=mpy_abi.decode_sys_mpy(a1["mpy"]),
+                            build_root=tmp_path / "build")
+    man = flash_plan.manifest_text(files, "virtual", "mpy", integrity.COMPLETE)
+    assert verify.compare_answer(verify.expected_answer(files, man, s1), a1) == []
+    assert verify.compare_answer(verify.expected_answer(files, man, s2), a2) == []
+    replay = verify.compare_answer(verify.expected_answer(files, man, s2), a1)
     assert replay and all(what == "mismatch" for _, what in replay)
 
 

@@ -14,7 +14,9 @@ import pytest
 
 from host_tools.auth import KeyStore
 from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
-from host_tools.table_host import Configurator, LocalTarget, open_table, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import LocalTarget, open_table
 from host_tools.vboard import virtual_board
 from pitboss.rules.cards import name
 

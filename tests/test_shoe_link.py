@@ -8,7 +8,9 @@ import pytest
 
 from host_tools import shoe_link, shoe_sim
 from host_tools.auth import KeyStore
-from host_tools.table_host import Configurator, LocalTarget, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import LocalTarget
 from pitboss.hw import serialshoe, shoe
 from pitboss.rules.cards import name
 

@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from host_tools.auth import KeyStore
-from host_tools.table_host import BoardTarget, Configurator
+from host_tools.configurator import Configurator
+from host_tools.table_targets import BoardTarget
 from host_tools.boardlink import Board
 from host_tools.vboard import virtual_board
 from pitboss.hw import serialshoe

@@ -13,12 +13,13 @@ import pytest
 
 from host_tools import export as ex
 from host_tools import flash as flashing
-from host_tools import vboard
+from host_tools import vboard, vboard_state
 from host_tools.auth import KeyStore
 from host_tools.boardlink import Board
 from host_tools.screenshot import decode_png, png_from_fb
-from host_tools.table_host import (BoardTarget, Configurator, LocalTarget, plan_round,
-                                   play_many, play_rounds)
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round, play_many, play_rounds
+from host_tools.table_targets import BoardTarget, LocalTarget
 from pitboss import games
 from tests.seeded_rounds import SEEDED
 
@@ -54,13 +55,13 @@ class VirtualTable:
         self.board.close()
         os.killpg(self.pid, signal.SIGKILL)
         deadline = time.monotonic() + 5
-        while vboard._alive(self.pid) and time.monotonic() < deadline:
+        while vboard_state.alive(self.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
         self._connect(vboard.start(self.flash, state_dir=self.state))
 
     def close(self):
         self.board.close()
-        vboard.stop(self.state)
+        vboard_state.stop(self.state)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from host_tools import gentables, hostfast
+from host_tools import gentables, hand_keys, hostfast
 from pitboss.rules import evaluator, profiles
 
 
@@ -33,7 +33,7 @@ def test_every_generated_file_matches_a_rebuild_from_the_core():
 
 
 def test_the_generator_refuses_colliding_multiset_keys(monkeypatch):
-    monkeypatch.setattr(hostfast, "_K5", [0] * 53)  # every five-card key the same
+    monkeypatch.setattr(hand_keys, "K5", [0] * 53)  # every five-card key the same
     with pytest.raises(RuntimeError, match="share a key"):
         gentables.host_table(profiles.get("nj-5card"), 5)
 
@@ -129,7 +129,7 @@ def test_games_sharing_a_table_share_one_array_on_the_board(monkeypatch):
 
 
 def test_flash_copies_each_distinct_table_once(tmp_path):
-    from host_tools import flash
-    dests = flash.planned_dests("pico", source=False)
+    from host_tools import mpy_build
+    dests = mpy_build.planned_dests("pico", source=False)
     tables = sorted(d for d in dests if d.startswith(("/pitboss/rules/tables/t5_", "/pitboss/rules/tables/t2_")))
     assert tables == sorted("/pitboss/rules/tables/%s.mpy" % m for m in gentables.board_tables())

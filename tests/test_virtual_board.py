@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from host_tools import vboard
+from host_tools import vboard, vboard_state
 
 
 def mpremote(port, *args, timeout=30):
@@ -23,10 +23,10 @@ def board_dirs(tmp_path):
     state, flash = tmp_path / "state", tmp_path / "flash"
     yield state, flash
     # Whatever happened, leave no daemon or node behind.
-    st = vboard._read_state(state)
-    vboard.stop(state)
+    st = vboard_state.read_state(state)
+    vboard_state.stop(state)
     if st:
-        vboard._kill_group(st["pid"], signal.SIGKILL)
+        vboard_state.kill_group(st["pid"], signal.SIGKILL)
 
 
 def test_mpremote_session_soft_reset_and_power_cycle(board_dirs, tmp_path):
@@ -62,10 +62,10 @@ def test_mpremote_session_soft_reset_and_power_cycle(board_dirs, tmp_path):
     mpremote(port, "exec", "f = open('/late.txt', 'w'); f.write('written last'); f.close()")
     os.killpg(st["pid"], signal.SIGKILL)
     deadline = time.monotonic() + 5            # SIGKILL is delivered asynchronously
-    while vboard._alive(st["pid"]) and time.monotonic() < deadline:
+    while vboard_state.alive(st["pid"]) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert (state / "pid").exists()            # nobody cleaned up: a stale pid file...
-    assert not vboard.status(state)["running"]  # ...which status detects and clears
+    assert not vboard_state.status(state)["running"]  # ...which status detects and clears
     assert not (state / "pid").exists()
 
     st2 = vboard.start(flash, state_dir=state)
@@ -74,9 +74,9 @@ def test_mpremote_session_soft_reset_and_power_cycle(board_dirs, tmp_path):
     assert mpremote(st2["port"], "exec", "import hello; print(hello.GREETING)").strip() \
         == "hi from flash"
 
-    assert vboard.stop(state) is True
-    assert vboard.status(state)["running"] is False
-    assert vboard.stop(state) is False
+    assert vboard_state.stop(state) is True
+    assert vboard_state.status(state)["running"] is False
+    assert vboard_state.stop(state) is False
 
 
 def test_resolve_port_gives_throwaway_board_and_passes_others_through():
@@ -105,4 +105,4 @@ def test_cli_start_status_stop(tmp_path):
         p = run("status")
         assert p.returncode == 3 and json.loads(p.stdout)["running"] is False
     finally:
-        vboard.stop(tmp_path / "virtual")
+        vboard_state.stop(tmp_path / "virtual")

@@ -9,7 +9,9 @@ import time
 from host_tools import shoe_sim
 from host_tools.auth import KeyStore
 from host_tools.sidechannel import control_for
-from host_tools.table_host import Configurator, open_table, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import open_table
 from host_tools.vboard import virtual_board
 from pitboss.rules import profiles
 from pitboss.hw import serialshoe

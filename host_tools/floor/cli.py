@@ -181,7 +181,7 @@ def cmd_tables(args, st):
 @_floor
 def cmd_round(args, st):
     from host_tools.floor import queries as q
-    from host_tools.table_host import describe_round
+    from host_tools.rounds import describe_round
     r = q.round_detail(st, args.board, args.number)
     if r is None:
         return _fail("the floor holds no round %d of %s" % (args.number, args.board), 1)

@@ -2,7 +2,7 @@
 CPython, the same controller, journal, meters and auth as a board's) behind one pty a
 table, each answering the bench protocol exactly as a production board's main loop
 does (pitboss.loop.pump), while a dealer in the same process plays seeded rounds on it
-(wagers, the deal, each card, decisions, settlement; host_tools.table_host.plan_round).
+(wagers, the deal, each card, decisions, settlement; host_tools.rounds.plan_round).
 
     python -m host_tools.floor.simfloor --dir DIR --tables 10 [--prefix sim] [--rounds 5]
         [--seed 1] [--pace 0.05] [--games pr-pai-gow,nj-3card] [--tilt-every 0]
@@ -98,7 +98,7 @@ class SimTable:
             cfg = {"game": game, "seats": SEATS.get(game, 4)}
             # These tables run in production, which refuses a placeholder paytable
             # (issue 30): a game whose defaults are unverified gets the test's own.
-            from host_tools.table_host import stand_in_paytables
+            from host_tools.rounds import stand_in_paytables
             own = stand_in_paytables(game)
             if own:
                 cfg["paytables"] = own
@@ -190,7 +190,7 @@ class SimTable:
     def plan(self, number):
         """The steps of round `number` from where the table is: a fresh round, or one a
         power cut interrupted (replayed from the journal at boot, resumed here)."""
-        from host_tools.table_host import plan_round
+        from host_tools.rounds import plan_round
 
         f = self.floor
         t = self.ctl.table

@@ -26,7 +26,7 @@ import { MFRC522 } from './mfrc522.mjs';
 import { serveControl } from './control.mjs';
 
 const NS_PER_CYCLE = 8; // 125 MHz
-const WATCHDOG_EXIT = 75; // host_tools/vboard.py: WATCHDOG_EXIT
+const WATCHDOG_EXIT = 75; // host_tools/vboard_daemon.py: WATCHDOG_EXIT
 const SLICE = 200000;   // instructions between looks at the host's input
 
 function parseArgs(argv) {

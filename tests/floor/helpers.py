@@ -6,7 +6,9 @@ import os
 
 from host_tools.auth import KeyStore
 from host_tools.floor.config import Table
-from host_tools.table_host import Configurator, LocalTarget, plan_round
+from host_tools.configurator import Configurator
+from host_tools.rounds import plan_round
+from host_tools.table_targets import LocalTarget
 
 
 class LocalLine:

@@ -37,7 +37,9 @@ def side_channel(port, timeout=60):
 def start_virtual(stack, vb_flash, folder, ident, keys):
     """A flashed virtual board provisioned under `ident` in the floor's key store,
     configured, two seeded rounds played; then kept running in production."""
-    from host_tools.table_host import Configurator, open_table, plan_round
+    from host_tools.configurator import Configurator
+    from host_tools.rounds import plan_round
+    from host_tools.table_targets import open_table
     from host_tools.vboard import virtual_board
 
     flash = folder / ("flash-" + ident)
@@ -131,7 +133,8 @@ def test_fifty_tables_through_power_cuts_and_collector_kills(floor_db, tmp_path,
                 col.kill9()  # anywhere: mid-transaction, between commit and ack...
                 if not vb_played:
                     # a table plays on while nobody collects: found at the restart
-                    from host_tools.table_host import open_table, plan_round
+                    from host_tools.rounds import plan_round
+                    from host_tools.table_targets import open_table
                     with open_table(vbs[0][1]) as t:
                         assert t.round(*plan_round(VB_GAME, VB_SEATS, 777))[-1]["ok"]
                     vb_played = True
