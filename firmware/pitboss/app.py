@@ -5,15 +5,13 @@
 # app() builds the one App of a board (pitboss.hostapi drives it from a host's raw REPL).
 import gc
 
-from pitboss.compat import missing
+from pitboss.compat import mem_free, missing
 from pitboss.controller import Controller
 from pitboss.recovery import now_ms
 from pitboss.hw import board as _board
 from pitboss.hw.clock import Clock
 from pitboss.hw.serialshoe import SerialShoe
 from pitboss.store import integrity
-from pitboss.verbs.board import _mem_free
-from pitboss.verbs.deck import register_poll
 
 # The display (framebuf, TableDisplay) and the RFID reader (MFRC522, deck map, RFIDShoe)
 # are imported only when the board wires them (hw.PERIPHERALS): on a Pico every module
@@ -76,7 +74,7 @@ class App:
             self.ctl.raise_tilt(code, why[:80])
         self.faults = [c for c, _ in faults]  # the peripherals that failed at boot
         gc.collect()
-        self.min_free = _mem_free()
+        self.min_free = mem_free()
         self._prime_shoe()
 
     def _prime_shoe(self):
@@ -98,9 +96,17 @@ class App:
     def note_mem(self):
         """The main loop calls this after each pass that did work: the lowest free heap
         seen since boot (garbage included, so a lower bound on what was really free)."""
-        f = _mem_free()
+        f = mem_free()
         if f is not None and (self.min_free is None or f < self.min_free):
             self.min_free = f
+
+    def display_ram(self):
+        """What the display shows, as MONO_VLSB bytes: the virtual board's simulated
+        controller's own GDDRAM, else what the driver last sent; None without one."""
+        dev = getattr(self.hw, "display_device", None)
+        if dev is not None:
+            return dev().ram
+        return self.display.fb.buf if self.display is not None else None
 
     def _firmware_problems(self):
         # The boot check: every file on the filesystem, and the manifest's seal under the
@@ -128,6 +134,9 @@ class App:
         """Deal every card the shoe has delivered (or, while a deck is being registered,
         take the next tag); returns the replies."""
         if self.registration is not None:
+            # (imported here: a table that never registers a deck never holds it)
+            from pitboss.verbs.deck import register_poll
+
             return register_poll(self)
         out = None  # most passes deal nothing: no list allocated for them (issue 27)
         while True:

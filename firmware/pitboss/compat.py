@@ -32,6 +32,14 @@ ENOENT = (2, 44)
 EEXIST = (17, 20)
 
 
+def mem_free():
+    """gc.mem_free(), or None on a port without it (CPython)."""
+    import gc
+
+    f = getattr(gc, "mem_free", None)
+    return f() if f is not None else None
+
+
 def missing(e):
     """True if OSError e means 'no such file', on every port."""
     return e.args and e.args[0] in ENOENT

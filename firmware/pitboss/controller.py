@@ -51,7 +51,7 @@ from pitboss import games, protocol
 from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
-from pitboss.halting import _CARD_TILTS, Dealing, Halting, _err
+from pitboss.halting import _CARD_TILTS, Dealing, Halting
 from pitboss.recording import Recording
 from pitboss.recovery import Recovery
 from pitboss.store.auth import Auth
@@ -311,11 +311,12 @@ class Controller(Recovery, Recording, Halting, Dealing):
         try:
             words = line.split()
             if not words:
-                return _err("empty", "empty command")
+                return protocol.error("empty", "empty command")
             verb = words[0].lower()
             e = VERBS.get(verb)
             if e is None or (e[2] & APP and self.app is None):
-                return _err("unknown_command", "unknown command %r" % words[0][:32])
+                return protocol.error("unknown_command",
+                                      "unknown command %r" % words[0][:32])
             return self._guarded(verb, e, words[1:])
         except Exception as e:
             return self.fault(e)
@@ -324,10 +325,10 @@ class Controller(Recovery, Recording, Halting, Dealing):
         flags = e[2]
         try:
             if flags & AUTH:
-                return _err("auth_required", "%s needs an authenticated command: auth "
+                return protocol.error("auth_required", "%s needs an authenticated command: auth "
                             "COUNTER MAC %s ..." % (verb, verb))
             if flags & ROUND and self.halted():
-                return _err("tilted", "the table is halted by a tilt (%s); an operator "
+                return protocol.error("tilted", "the table is halted by a tilt (%s); an operator "
                             "must clear it" % ", ".join(a["code"]
                                                         for a in self.active_tilts()))
             seq0 = self.journal.last_seq
@@ -347,11 +348,9 @@ class Controller(Recovery, Recording, Halting, Dealing):
         MAC and counter): one the table marks AUTH, with the rest of the line."""
         e = VERBS.get(verb)
         if e is None or not e[2] & AUTH or (e[2] & APP and self.app is None):
-            raise Refused("bad_args", "authenticated commands: config JSON, "
-                          "tilt-clear OPERATOR [CODE], meters-reset OPERATOR, "
-                          "export-ack SEQ, %s" % ", ".join(sorted(
-                              v for v in VERBS if VERBS[v][2] & AUTH and VERBS[v][2] & APP
-                              and self.app is not None)))
+            raise Refused("bad_args", "authenticated commands: %s" % ", ".join(sorted(
+                v for v in VERBS if VERBS[v][2] & AUTH
+                and (self.app is not None or not VERBS[v][2] & APP))))
         return handler(e)(self, rest if e[2] & RAW else rest.split())
 
     def require_table(self):

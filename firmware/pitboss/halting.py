@@ -21,10 +21,6 @@ from pitboss.rules.cards import parse
 _VERIFY_RECORDS = const(4)
 
 
-def _err(code, message):
-    return {"ok": False, "error": {"code": code, "message": message}}
-
-
 class Halting:
     def raise_tilt(self, code, detail=""):
         """Halt the table: persisted, logged with the time, shown on the display. Never
@@ -96,11 +92,11 @@ class Halting:
                 code, what = "internal_error", "internal error"
             detail = "%s: %s %s" % (what, type(e).__name__, e)
             self.raise_tilt(code, detail[:80])
-            return _err(code, detail + "; the table is halted")
+            return protocol.error(code, detail + "; the table is halted")
         except Exception:
             self._unrecorded = self._unrecorded or {"n": 0, "code": "internal_error",
                                                     "detail": "", "time": 0, "jseq": 0}
-            return _err("internal_error", "internal error; the table is halted")
+            return protocol.error("internal_error", "internal error; the table is halted")
 
 
 # ---- misdeals: the shoe's cards and alarms ---------------------------------------------
@@ -195,7 +191,7 @@ class Dealing:
         try:
             if self.halted():
                 self._lose("card_during_tilt")
-                return _err("tilted", "the table is halted by a tilt (%s): the card is "
+                return protocol.error("tilted", "the table is halted by a tilt (%s): the card is "
                             "not dealt and the round will be voided"
                             % ", ".join(a["code"] for a in self.active_tilts()))
             reply = protocol.call(_deal_card, self, (card, seq), self.fault)

@@ -70,12 +70,6 @@ def screen():
     simulated controller's own RAM on the virtual board, else the driver's buffer."""
     from binascii import hexlify
 
-    a = app()
-    dev = getattr(a.hw, "display_device", None)
-    if dev is not None:
-        buf = dev().ram
-    elif a.display is not None:
-        buf = a.display.fb.buf
-    else:  # no display wired, or it failed at boot (its display_fault tilt says so)
-        buf = b""
-    print(hexlify(bytes(buf)).decode())
+    ram = app().display_ram()
+    # (none: no display wired, or it failed at boot: its display_fault tilt says so)
+    print(hexlify(bytes(ram if ram is not None else b"")).decode())

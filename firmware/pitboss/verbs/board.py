@@ -4,6 +4,7 @@
 import gc
 
 from pitboss import protocol
+from pitboss.compat import mem_free
 from pitboss.errors import Refused
 from pitboss.store import integrity
 
@@ -23,7 +24,7 @@ def mem(ctl, args):
     up = getattr(time, "ticks_ms", None)
     up = up() if up is not None else None
     gc.collect()
-    free = _mem_free()
+    free = mem_free()
     a.note_mem()
     if free is None:
         return {"free": None, "alloc": None, "min_free": None, "max_block": None,
@@ -106,14 +107,9 @@ def version(ctl, args):
 def screen(ctl, args):
     """screen [CHUNK]: the display RAM as hex, SCREEN_CHUNK bytes per reply line (a
     host asks for chunk 0..of-1), so no reply holds the whole frame as one string."""
-    a = ctl.app
-    hw = a.hw
-    dev = getattr(hw, "display_device", None)
-    if dev is not None:
-        ram = dev().ram  # the virtual board: the simulated controller's own GDDRAM
-    elif a.display is not None:
-        ram = a.display.fb.buf  # a real board: what the driver last sent
-    else:
+    hw = ctl.app.hw
+    ram = ctl.app.display_ram()
+    if ram is None:
         raise Refused("no_display", "this table has no display")
     of = (len(ram) + SCREEN_CHUNK - 1) // SCREEN_CHUNK
     i = 0
@@ -128,11 +124,6 @@ def screen(ctl, args):
     return {"chunk": i, "of": of, "width": hw.DISPLAY_WIDTH,
             "height": hw.DISPLAY_HEIGHT,
             "hex": hexlify(bytes(ram[i * SCREEN_CHUNK:(i + 1) * SCREEN_CHUNK])).decode()}
-
-
-def _mem_free():
-    f = getattr(gc, "mem_free", None)  # MicroPython only
-    return f() if f is not None else None
 
 
 def _max_block(free):
