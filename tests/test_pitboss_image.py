@@ -145,3 +145,78 @@ def test_the_before_after_table_has_a_row_per_figure_and_the_ratio():
     assert len(rows) == 1 + len(bench_image.ROWS)
     assert "| power-on to the first line answered (ms) | 700 | 350 | 0.50x |" in rows
     assert "| heap held by import pitboss.app (B) | 100000 | 46000 | 0.46x |" in rows
+
+
+def _program_module(monkeypatch, tmp_path, core, romfs, core_digest=None):
+    """The image's frozen pitboss_program, loaded on CPython with its two regions faked
+    (bytes instead of the memory-mapped flash) and its manifest in tmp_path."""
+    import importlib.util
+    import sys
+    import types
+
+    monkeypatch.syspath_prepend(str(BOARD / "modules"))  # pitboss_layout beside it
+    monkeypatch.setitem(sys.modules, "micropython", types.SimpleNamespace(const=int))
+    spec = importlib.util.spec_from_file_location("pitboss_program",
+                                                  BOARD / "modules" / "pitboss_program.py")
+    prog = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prog)
+    monkeypatch.setitem(sys.modules, "pitboss_program", prog)
+    mem = {"@core/%d" % len(core): core, "@romfs/%d" % len(romfs): romfs}
+    monkeypatch.setattr(prog, "region", lambda e: memoryview(mem[e]) if e in mem else None)
+    monkeypatch.setattr(prog, "_frozen", lambda: False)
+    regions = {e: hashlib.sha256(b).hexdigest() for e, b in mem.items()}
+    if core_digest is not None:
+        regions["@core/%d" % len(core)] = core_digest
+    man = tmp_path / "manifest.sha256"
+    man.write_text(integrity.format_manifest(sorted((d, e) for e, d in regions.items()),
+                                             "pico", "mpy", integrity.COMPLETE))
+    monkeypatch.setattr(prog, "MANIFEST", str(man))
+    return prog, str(man)
+
+
+def test_the_core_is_hashed_after_the_first_line_and_before_play(monkeypatch, tmp_path):
+    """Boot hashes the ROMFS before any of its code runs and defers the core (~0.37 s of
+    a Pico) to step(), a chunk at a time; the boot check counts a deferred region as
+    neither verified nor missing."""
+    core, romfs = bytes(range(256)) * 97, b"romfs" * 1000  # 24,832 B: 4 chunks of 8 KB
+    prog, man = _program_module(monkeypatch, tmp_path, core, romfs)
+    assert prog.check() is None
+    assert list(prog.verified) == ["@romfs/5000"] and prog.deferred[0][0] == "@core/24832"
+    assert integrity.check(man, cached=True) == []  # the core: deferred, not a problem
+    assert integrity.deferred_check() == prog.step
+    assert [prog.step() for _ in range(4)] == [None, None, None, ""]
+    assert prog.verified["@core/24832"] == hashlib.sha256(core).hexdigest()
+    assert integrity.deferred_check() is None and prog.step() == ""
+    # A core that is not what the manifest lists: found once its last chunk is hashed.
+    prog, man = _program_module(monkeypatch, tmp_path, core, romfs, core_digest="0" * 64)
+    assert prog.check() is None
+    assert [prog.step() for _ in range(4)][-1] == \
+        "@core/24832 is not what the manifest lists"
+    assert not prog.deferred and "@core/24832" not in prog.verified
+
+
+def test_nothing_moves_the_round_before_the_deferred_check_ends(tmp_path):
+    """The controller hashes a chunk per idle pass, and whatever is left before a verb
+    that moves the round or a card from the shoe; a mismatch is firmware_mismatch."""
+    from pitboss.controller import Controller
+
+    for verdict, tilts in (("", []), ("@core/9 is not what the manifest lists",
+                                      ["firmware_mismatch"])):
+        calls = []
+
+        def step():
+            calls.append(1)
+            return None if len(calls) < 5 else verdict
+
+        ctl = Controller(str(tmp_path / verdict[:5]), program=step)
+        ctl.boot()
+        ctl.idle()
+        ctl.idle()
+        assert len(calls) == 2
+        assert ctl.command("status")["ok"] and len(calls) == 2  # reads wait for nothing
+        r = ctl.command("newround")  # (no game configured: refused, once checked)
+        assert len(calls) == 5 and [a["code"] for a in ctl.active_tilts()] == tilts
+        assert r["error"]["code"] == ("tilted" if tilts else "not_configured"), r
+        ctl.idle()
+        ctl.shoe_card(0, 1)
+        assert len(calls) == 5  # checked once

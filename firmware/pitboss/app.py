@@ -45,7 +45,8 @@ class App:
             region = _board.journal_region(hw, root, fs)
         self.ctl = Controller(root, fs=fs, clock=clock or Clock(hw), rng=rng or _dice_rng(),
                               display=self.display, region=region,
-                              integrity=self._firmware_problems if check_firmware else None)
+                              integrity=self._firmware_problems if check_firmware else None,
+                              program=integrity.deferred_check() if check_firmware else None)
         from pitboss import service  # (a module the loop imports anyway)
         self.ctl.production = not service.requested(hw)
         # RFID: a reader on the board and a deck map on flash make the RFID shoe the

@@ -77,10 +77,13 @@ class Controller(Recovery, Recording, Halting, Dealing):
 
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
                  integrity=None, segment_size=65536, keep=10, max_payload=6144,
-                 region=None, segment_sectors=8):
+                 region=None, segment_sectors=8, program=None):
         self._rng = rng
         self.display = display
         self._integrity = integrity  # callable() -> list of problems ([] = approved)
+        # callable() -> one chunk of the program check the boot deferred (None: more
+        # left; "" or the mismatch once done): pitboss.halting check_program
+        self._program_step = program
         # commit: a record of the last seq written, so a journal cut at a record
         # boundary is found; retain: nothing is deleted before it is exported and
         # acknowledged, or while recall needs it (journal_full instead). The budget,
@@ -327,6 +330,8 @@ class Controller(Recovery, Recording, Halting, Dealing):
             if flags & AUTH:
                 return protocol.error("auth_required", "%s needs an authenticated command: auth "
                             "COUNTER MAC %s ..." % (verb, verb))
+            if flags & ROUND:
+                self.check_program(True)
             if flags & ROUND and self.halted():
                 return protocol.error("tilted", "the table is halted by a tilt (%s); an operator "
                             "must clear it" % ", ".join(a["code"]

@@ -51,6 +51,9 @@ class Halting:
         journal records the boot left unchecked (Journal.verify, a few ms of a Pico's
         flash). Damage found there, or by a read (recall, export), becomes the
         journal_corrupt tilt, as at boot. Returns the bytes still unchecked."""
+        if self._program_step is not None:
+            self.check_program(False)
+            return 1
         j = self.journal
         why = "found by a read"
         try:
@@ -69,6 +72,24 @@ class Halting:
             self.raise_tilt("journal_corrupt", why)
             self.show()
         return 0
+
+    def check_program(self, finish):
+        """The program check the boot deferred (the MicroPython core's hash, ~0.37 s of a
+        Pico: pitboss_program.step): one chunk per idle pass, and with `finish` all that
+        is left, which every card and every verb that moves the round asks for first, so
+        nothing is dealt on a core that was not checked. A mismatch is the
+        firmware_mismatch tilt, as at boot."""
+        step = self._program_step
+        while step is not None:
+            why = step()
+            if why is None:
+                if finish:
+                    continue
+                return
+            self._program_step = step = None
+            if why:
+                self.raise_tilt("firmware_mismatch", why[:80])
+                self.show()
 
     def _can_erase(self):
         # Never while cards are coming (an erase holds the flash ~45 ms): between rounds,
@@ -189,6 +210,7 @@ class Dealing:
         is halted, was still dealt on the felt: a misdeal (the round is voided at
         tilt-clear, never settled misaligned). Never raises."""
         try:
+            self.check_program(True)
             if self.halted():
                 self._lose("card_during_tilt")
                 return protocol.error("tilted", "the table is halted by a tilt (%s): the card is "

@@ -216,8 +216,8 @@ def _load(p):
     t = _NONE
     mod = p.t5 or p.t2
     if mod:
-        from pitboss.rules.profiles import _PROFILES
-        for q in _PROFILES:  # a game sharing this table loaded it already: share it
+        from pitboss.rules.profiles import made
+        for q in made():  # a game sharing this table loaded it already: share it
             if (q.t5 == mod or q.t2 == mod) and q.fast:
                 p.fast = q.fast
                 return q.fast

@@ -116,41 +116,69 @@ _PR = "puerto-rico-pai-gow-poker-ranks.es.txt A, B, C, E"
 _T5_LOW = "t5_30a28e9b"  # the wheel the lowest straight (NJ (c)2, QC, PR D's option)
 _T5_PR = "t5_e7fb9024"  # the wheel the second straight, top straight flush (PR B.3, B.7)
 
-_PROFILES = (
-    Profile("nj-5card", 5, 5, 52, _NJ5, _FIVE, t5=_T5_LOW),
-    Profile("nj-3card", 3, 3, 52, "new-jersey-poker-ranks.txt (b), (d), (e)", _THREE),
-    Profile("qc-caribbean", 5, 5, 52, "quebec-caribbean-poker-ranks.fr.txt art. 67.11",
-            _FIVE, t5=_T5_LOW),
-    Profile("pa-three-card-prime", 3, 3, 52,
-            "pennsylvania-three-card-prime-ranks.txt (a)-(c)", _THREE,
-            names={ROYAL: "mini_royal"}),  # PA (b)(1)
-    # PA (d): six cards, the best five of them, three of a kind the lowest paying rank.
-    Profile("pa-all-six", 6, 5, 52, "pennsylvania-three-card-prime-ranks.txt (a), (d)",
-            (NO_QUALIFY, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL, SIX_ROYAL),
-            floor=True),
-    Profile("pr-pai-gow", 5, 5, 53, _PR, _PR_HIGH,
-            wheel_straight=WHEEL_SECOND, wheel_sf=WHEEL_TOP, t5=_T5_PR),  # PR B.3, B.7
-    Profile("pr-pai-gow-a5-low", 5, 5, 53, _PR + "; licensee option D", _PR_HIGH,
-            t5=_T5_LOW),
-    # PR B.10: the low hand can only be a pair or not; A: the joker is an ace in it.
-    Profile("pr-pai-gow-low", 2, 2, 53, _PR + " (two-card low hand)", (HIGH, PAIR),
-            t2="t2_743d1441"),  # its two-card table (gentables.two_table)
-)
+GAMES = ("nj-5card", "nj-3card", "qc-caribbean", "pa-three-card-prime", "pa-all-six",
+         "pr-pai-gow", "pr-pai-gow-a5-low", "pr-pai-gow-low")
+# The profiles built so far, by id. A profile is built on its game's first use, not at
+# import: eight of them held ~5.4 KB of a Pico's heap for good (measured on the emulated
+# Pico, 2026-12-04), and a table plays one game (one or two profiles).
+_made = {}
 
-GAMES = tuple(p.id for p in _PROFILES)
+
+def _make(gid):
+    if gid == "nj-5card":
+        return Profile(gid, 5, 5, 52, _NJ5, _FIVE, t5=_T5_LOW)
+    if gid == "nj-3card":
+        return Profile(gid, 3, 3, 52, "new-jersey-poker-ranks.txt (b), (d), (e)", _THREE)
+    if gid == "qc-caribbean":
+        return Profile(gid, 5, 5, 52, "quebec-caribbean-poker-ranks.fr.txt art. 67.11",
+                       _FIVE, t5=_T5_LOW)
+    if gid == "pa-three-card-prime":
+        return Profile(gid, 3, 3, 52, "pennsylvania-three-card-prime-ranks.txt (a)-(c)",
+                       _THREE, names={ROYAL: "mini_royal"})  # PA (b)(1)
+    if gid == "pa-all-six":
+        # PA (d): six cards, the best five of them, three of a kind the lowest paying rank.
+        return Profile(gid, 6, 5, 52, "pennsylvania-three-card-prime-ranks.txt (a), (d)",
+                       (NO_QUALIFY, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL,
+                        SIX_ROYAL), floor=True)
+    if gid == "pr-pai-gow":
+        return Profile(gid, 5, 5, 53, _PR, _PR_HIGH, wheel_straight=WHEEL_SECOND,
+                       wheel_sf=WHEEL_TOP, t5=_T5_PR)  # PR B.3, B.7
+    if gid == "pr-pai-gow-a5-low":
+        return Profile(gid, 5, 5, 53, _PR + "; licensee option D", _PR_HIGH, t5=_T5_LOW)
+    # PR B.10: the low hand can only be a pair or not; A: the joker is an ace in it.
+    return Profile(gid, 2, 2, 53, _PR + " (two-card low hand)", (HIGH, PAIR),
+                   t2="t2_743d1441")  # its two-card table (gentables.two_table)
+
+
+
 
 
 def release(keep=()):
-    """Forget the five-card fast-path table of every profile not in `keep` (ids): the
-    evaluator loads it again on that game's next hand (pitboss.games.release). A profile
-    without a table (an empty array) keeps its marker."""
-    for p in _PROFILES:
-        if p.id not in keep and p.fast:
-            p.fast = None
+    """Forget every profile not in `keep` (ids), with its five-card fast-path table: the
+    game's next hand builds it again and the evaluator loads its table again
+    (pitboss.games.release, when the configured game changes)."""
+    for gid in list(_made):
+        if gid not in keep:
+            del _made[gid]
+
+
+def made():
+    """The profiles built so far (the evaluator shares a table among them)."""
+    return _made.values()
+
+
+def peek(gid):
+    """The profile of `gid` (one of GAMES) without keeping it: what the `games` verb
+    lists of every game."""
+    return _made.get(gid) or _make(gid)
 
 
 def get(gid):
-    for p in _PROFILES:
-        if p.id == gid:
-            return p
-    raise Refused("unknown_game", "unknown game %r (games: %s)" % (gid, ", ".join(GAMES)))
+    """The profile of game `gid`, built on its first use."""
+    p = _made.get(gid) if type(gid) is str else None
+    if p is None:
+        if gid not in GAMES:
+            raise Refused("unknown_game", "unknown game %r (games: %s)"
+                          % (gid, ", ".join(GAMES)))
+        p = _made[gid] = _make(gid)
+    return p

@@ -252,7 +252,8 @@ def check(path=MANIFEST, root=None, mac=None, cached=False):
     key; None when the board has no key yet), the seal must match: 'unsealed' or
     'seal mismatch'. Region entries (is_region) are hashed like files; with `cached`
     (the boot check) a region the frozen main.py already hashed this boot against this
-    manifest (pitboss_program.verified) is not hashed again."""
+    manifest (pitboss_program.verified) is not hashed again, and one it deferred (the
+    core) is left to the caller (deferred_check)."""
     text = read_manifest(path)
     if text is None:
         return [(path, "no manifest")]
@@ -280,6 +281,8 @@ def check(path=MANIFEST, root=None, mac=None, cached=False):
         if cached and is_region(fpath):
             prog = _program()
             actual = prog.verified.get(fpath) if prog else None
+            if actual is None and prog and _deferred(prog, fpath):
+                continue  # hashed after boot, before play (deferred_check)
         if actual is None:
             actual = file_sha256(fpath)
         if actual is None:
@@ -287,6 +290,21 @@ def check(path=MANIFEST, root=None, mac=None, cached=False):
         elif actual != digest:
             problems.append((fpath, "mismatch"))
     return problems
+
+
+def _deferred(prog, entry):
+    for e in getattr(prog, "deferred", ()):
+        if e[0] == entry:
+            return True
+    return False
+
+
+def deferred_check():
+    """The boot's deferred program check, one chunk per call (pitboss_program.step: None
+    while more is left, then "" or the mismatch), or None when nothing was deferred: a
+    stock image, the frozen variant, CPython."""
+    prog = _program()
+    return prog.step if prog is not None and getattr(prog, "deferred", None) else None
 
 
 # ---- called by the host through the REPL (host_tools/flash.py) ----------------------

@@ -35,5 +35,5 @@ def best(ctl, args):
 
 
 def games(ctl, args):
-    return {"games": [{"game": g, "cards": profiles.get(g).size,
-                       "source": profiles.get(g).source} for g in profiles.GAMES]}
+    return {"games": [{"game": g, "cards": profiles.peek(g).size,
+                       "source": profiles.peek(g).source} for g in profiles.GAMES]}

@@ -4,16 +4,23 @@
 # deployed. The flasher's manifest on littlefs (/manifest.sha256, pitboss.store.integrity)
 # lists each as a line "<sha256>  @core/<bytes>" / "<sha256>  @romfs/<bytes>"; it is
 # written pending before the deploy and complete only after the board re-hashed both
-# (host_tools/romfs_deploy.py). check() hashes them at boot; pitboss.store.integrity then finds
-# the result in `verified` instead of hashing 0.5 MB twice (SHA-256 here: ~1.1 ms a KB of
-# chip time).
+# (host_tools/romfs_deploy.py). check() hashes the ROMFS at boot, before any of its code
+# runs; pitboss.store.integrity then finds the result in `verified` instead of hashing it
+# twice (SHA-256 here: ~1.1 ms a KB of chip time). The core (344 KB, ~0.37 s) is what runs
+# this check, so hashing it first proves nothing more than hashing it a moment later: it is
+# left in `deferred`, and the controller hashes it with step(), a chunk per idle pass after
+# the first line is answered, and all that is left before anything moves the round
+# (pitboss.halting: check_program), so no card is dealt on a core that was not checked.
 import hashlib
 import pitboss_layout as _L
 
 MANIFEST = "/manifest.sha256"
 SERVICE_PIN = 22  # boards/pico.py SERVICE_PIN: the logic door's switch, closed = service
 _CHUNK = 8192     # hashed per call, so the USB stack gets its turn between them
-verified = {}     # region entry -> its hex SHA-256, hashed this boot by check()
+verified = {}     # region entry -> its hex SHA-256, hashed this boot by check() or step()
+deferred = []     # [(entry, hex the manifest lists)]: the core's check, left to step()
+_h = None         # step()'s hash in progress over deferred[0], and the bytes it has had
+_at = 0
 # What _boot.py found on littlefs at this reset: "mounted", "formatted: ..." or
 # "damaged: ..." (left unmounted, never formatted).
 lfs = "mounted"
@@ -71,7 +78,10 @@ def _frozen():
 def check():
     """None if the ROMFS may run, else why not: no manifest, a pending one (a deploy that
     did not finish), no ROMFS listed, or a region that is not what the manifest lists."""
+    global _h
     verified.clear()
+    del deferred[:]
+    _h = None
     if lfs.startswith("damaged"):
         return lfs
     if _frozen():
@@ -88,6 +98,9 @@ def check():
             complete = complete or "state=complete" in line.split()
         elif line[66:67] == "@":
             entry = line[66:].strip()
+            if entry.startswith("@core/") and region(entry) is not None:
+                deferred.append((entry, line[:64]))
+                continue
             got = sha256_hex(entry)
             if got != line[:64]:
                 return "%s is not what the manifest lists" % entry
@@ -98,6 +111,33 @@ def check():
     if not romfs:
         return "the manifest lists no ROMFS"
     return None
+
+
+def step():
+    """Hash the next chunk (8 KB, ~9 ms of a Pico) of what check() deferred. Returns None
+    while more is left; once it is all hashed, "" if it matched (and `verified` has it) or
+    why not. An entry that differs ends the check: the rest is never hashed."""
+    global _h, _at
+    if not deferred:
+        return ""
+    entry, want = deferred[0]
+    mem = region(entry)
+    if _h is None:
+        _h, _at = hashlib.sha256(), 0
+    _h.update(mem[_at:_at + _CHUNK])
+    _at += _CHUNK
+    if _at < len(mem):
+        return None
+    from binascii import hexlify
+
+    got = hexlify(_h.digest()).decode()
+    _h = None
+    deferred.pop(0)
+    if got != want:
+        del deferred[:]
+        return "%s is not what the manifest lists" % entry
+    verified[entry] = got
+    return None if deferred else ""
 
 
 def service():
