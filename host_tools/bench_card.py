@@ -7,7 +7,7 @@
 # sector files (pitboss.store.region.FileRegion on the board's filesystem), and on segment
 # files (pitboss.store.journal), for comparison.
 #   ALLOC <what> <bytes a card>   and   US <what> <microseconds a card>, then ALLOC-DONE
-# tests/test_card_alloc_vm.py runs it on the VM; on the emulated Pico:
+# tests/vm/test_card_alloc_vm.py runs it on the VM; on the emulated Pico:
 #   pitboss board start --kind pico; pitboss flash --port pico ...; mpremote run it.
 import gc
 import os

@@ -6,7 +6,7 @@ erase ahead as the main loop does. Printed:
 - erases per round and pages programmed per dealt card, per game;
 - the projected life of the region at ROUNDS_A_DAY rounds a day, assuming CYCLES erase
   cycles a sector (the W25Q16JV's datasheet minimum), the ring spreading erases evenly
-  (tests/test_ringjournal.py checks that it does);
+  (tests/host/test_ringjournal.py checks that it does);
 - a card's journal cost in flash time, from the unit costs measured on the emulated Pico
   (../shared/firmware/README.md): a page program into a raw region 0.84 ms; a synced
   littlefs write, which the file-backed region pays per page program, 48.7 ms mean.

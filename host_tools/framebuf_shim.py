@@ -4,7 +4,7 @@
 # install() first (host_tools.table_targets.LocalTarget, tests/conftest.py). Only what
 # pitboss draws with is here (MONO_VLSB; fill, fill_rect, pixel, hline, vline, rect, line,
 # text), with the C module's clipping and the same 8x8 font, so a screen is bit-for-bit the
-# one MicroPython draws: tests/test_io_vm.py renders on both and compares the buffers.
+# one MicroPython draws: tests/vm/test_io_vm.py renders on both and compares the buffers.
 #
 # The board never imports this: MicroPython has framebuf built in, and the firmware just
 # does `import framebuf`. The font is MicroPython's font_petme128_8x8 (MIT licence,

@@ -19,7 +19,7 @@ What it writes:
   (host_tools/hostfast.py): one score per rank multiset (the joker a rank of its own)
   and one per flush-suit rank mask, so CPython ranks any hand with two lookups and
   starts without ranking anything.
-tests/test_tables.py rebuilds everything from the core and compares.
+tests/host/test_tables.py rebuilds everything from the core and compares.
 """
 from __future__ import annotations
 
@@ -180,7 +180,7 @@ def board_module_text(games, raw, n="5"):
              "# The %s table (layout: pitboss/rules/evaluator.py) of %s"
              % (what, ", ".join(games)),
              "# (equal for each: one module), little-endian uint32; named by its SHA-256;",
-             "# tests/test_tables.py rebuilds it from the core.",
+             "# tests/host/test_tables.py rebuilds it from the core.",
              "T = ("]
     for i in range(0, len(raw), 32):
         lines.append("    %r" % raw[i:i + 32])

@@ -11,7 +11,7 @@ ranks: _eval takes the best of exactly these). So for n cards of a game the host
   plain[rank multiset key] -> score          (one hand per multiset, suits spread)
   flush[suit's rank mask | joker << 13] -> score of those suited cards (and joker)
 both computed by the rule core at build time (host_tools/gentables.py, shipped in
-host_tools/tables/, checked by tests/test_tables.py) or, for a size not shipped, at its
+host_tools/tables/, checked by tests/host/test_tables.py) or, for a size not shipped, at its
 first use. Per-card key K[c] = W[rank] << 12 | 1 << 3 * suit (host_tools/hand_keys.py): the
 sum's high part is the multiset key (W: sums of up to seven are unique, checked by the
 generator), its low 12 bits count the cards of each suit, which FL[...] turns into the

@@ -10,7 +10,7 @@ lets k units happen and cuts the power at the next one:
   gets an unpredictable part of its bits cleared, the rest of the page is untouched;
 - inside an erase: the sector is left as unpredictable bits (seeded random: per byte its
   old value, erased, random, or a mix), whatever step the cut came at.
-After a cut every call raises `Cut` (tests set it to tests/powercut_fs.py's PowerCut)
+After a cut every call raises `Cut` (tests set it to tests/support/powercut_fs.py's PowerCut)
 until `reboot()`. Host-only: the journal's power-cut tests and `pitboss bench --journal`
 (flash wear) use it."""
 import random

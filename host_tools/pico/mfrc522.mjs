@@ -7,7 +7,7 @@
 // set/clear (Set1/Set2), BitFramingReg (StartSend, TxLastBits, RxAlign), ErrorReg and
 // CollReg. The tag side walks IDLE -> READY -> cascade levels -> ACTIVE -> HALT with
 // REQA/WUPA, ANTICOLLISION, SELECT (BCC, CRC_A) and HLTA for 4-, 7- and 10-byte UIDs.
-// tests/fake_mfrc522.py is the same model in Python (used by the host tests); this one
+// tests/support/fake_mfrc522.py is the same model in Python (used by the host tests); this one
 // runs on the emulated bus so the firmware's real driver and machine.SPI are exercised.
 //
 // Deck: entries in the order they pass the antenna; an entry is one tag, or several at

@@ -2,20 +2,12 @@
 tests start themselves, the collector and its floor simulator on ptys, headless
 Chromium). The same store and collector tests run against SQLite and PostgreSQL
 (`floor_db`, parametrized)."""
-import os
-
 import pytest
 
 from tests.floor.pgserver import PgServer
+from tests.support.tiers import assign
 
-TIER = "floor"
-
-
-def pytest_collection_modifyitems(config, items):
-    here = os.path.dirname(os.path.abspath(__file__))
-    for item in items:
-        if str(item.fspath).startswith(here):
-            item.add_marker(TIER)
+pytest_itemcollected = assign("floor")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-# Run on the MicroPython VM by tests/test_houseways.py: the board's own check of house
+# Run on the MicroPython VM by tests/host/test_houseways.py: the board's own check of house
 # ways (pitboss.games.houseways), and the engine setting a hand by each published way.
 from pitboss.rules import profiles
 from pitboss.rules.cards import parse_hand

@@ -1,5 +1,5 @@
 # Runs on MicroPython (the VM) and on CPython: the I/O modules on fixed inputs, results as
-# one JSON line. tests/test_io_vm.py runs it both ways and requires identical output, so
+# one JSON line. tests/vm/test_io_vm.py runs it both ways and requires identical output, so
 # the frame parser, the deck map file, the display pixels (framebuf vs framebuf_shim), the
 # RFID driver and the RNG behave the same on the board's interpreter as in host tests.
 #   argv[1]: a writable directory for the deck map file.

@@ -1,6 +1,6 @@
 # Runs on MicroPython and on CPython alike: seeded rounds of every table game, one line
 # per round holding the whole settlement in a canonical text form (dict keys sorted, so
-# no port's dict order leaks in). tests/test_settlement_vm.py runs it on both and
+# no port's dict order leaks in). tests/vm/test_settlement_vm.py runs it on both and
 # compares the lines hand by hand, amount by amount.
 #   usage: settlement_rounds.py ROUNDS [GAME ...]
 import sys

@@ -1,5 +1,5 @@
 # The storage modules (journal, meters, tilt, auth) through one scenario on the real
-# filesystem, on CPython and on MicroPython alike (tests/test_storage_vm.py runs it on
+# filesystem, on CPython and on MicroPython alike (tests/vm/test_storage_vm.py runs it on
 # both and compares every line).
 #   usage: storage_scenario.py ROOT AUTH_LINE_OK AUTH_LINE_FORGED
 # Prints "TAG <json>" lines (lists only: dict order is not the same on both ports) and

@@ -47,7 +47,7 @@ _NNAMES = const(24)
 # but can foul (the high hand can rank below the low); 2 not always available: allowed
 # only when a condition of the rule names the subject(s) the pick takes (bit 3 of the
 # byte below). Worked out from each class's pattern (its counts of quads, trips, pairs
-# and singles) and the foul rule of paigow_rules.outranks; tests/test_houseways.py checks every
+# and singles) and the foul rule of paigow_rules.outranks; tests/host/test_houseways.py checks every
 # entry against every rank pattern of seven cards.
 _PICKABLE = const(
     # S0S1 S1S2 P0  PL  T0 T0S0  Q  AA

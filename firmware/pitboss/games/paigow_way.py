@@ -23,7 +23,7 @@ from pitboss.rules.profiles import STRAIGHT
 # in two preallocated lists, marked computed in one bitmask.
 
 # _PICK[7k:7k + 7]: for SPLITS[k] = (i, j), the indices of the five high cards (in order),
-# then i and j (tests/test_paigow.py derives it from SPLITS).
+# then i and j (tests/host/test_paigow.py derives it from SPLITS).
 _PICK = (b"\x02\x03\x04\x05\x06\x00\x01\x01\x03\x04\x05\x06\x00\x02\x01\x02\x04\x05\x06\x00\x03"
          b"\x01\x02\x03\x05\x06\x00\x04\x01\x02\x03\x04\x06\x00\x05\x01\x02\x03\x04\x05\x00\x06"
          b"\x00\x03\x04\x05\x06\x01\x02\x00\x02\x04\x05\x06\x01\x03\x00\x02\x03\x05\x06\x01\x04"

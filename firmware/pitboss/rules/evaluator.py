@@ -178,7 +178,7 @@ def _eval(p, c, n):
 # second copy of the rules: its tables are _eval()'s own output, one hand per class,
 # computed at build time by host_tools/gentables.py and shipped as one `bytes` constant
 # per distinct table in pitboss/rules/tables/t5_<hash>.py, named by the profile (p.t5; games whose
-# rules give the same table share it; tests/test_tables.py rebuilds them from _eval and
+# rules give the same table share it; tests/host/test_tables.py rebuilds them from _eval and
 # compares). A board loads only the tables of the games it ranks, on first use: one
 # memcpy into an array, no ranking at boot.
 # With b = 1 << rank per card, m = OR, s = SUM, x = XOR of the five b:
@@ -197,7 +197,7 @@ def _eval(p, c, n):
 #   _QX, then qx masks, then qx scores       distinct-rank exceptions (by m % qx)
 #   qf (after those), qf masks, qf scores    flush exceptions (by m % qf)
 # pitboss/rules/native5.py reads the same array from native code where the port has an
-# emitter; tests/test_fastpath.py checks every class of every profile against _eval().
+# emitter; tests/host/test_fastpath.py checks every class of every profile against _eval().
 _HC = const(54)  # class hash: (d + _HC * e) % _HP
 _HP = const(1057)
 _T = const(53)

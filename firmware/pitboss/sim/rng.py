@@ -7,7 +7,7 @@
 # It is for simulations and tests only. A real table never shuffles: the cards come out
 # of a physical shoe. Nothing here is suitable for anything that must be unpredictable.
 #
-# Known answer (tests/test_shoe.py checks it): XorShift32(1) yields 270369, 67634689,
+# Known answer (tests/host/test_shoe.py checks it): XorShift32(1) yields 270369, 67634689,
 # 2647435461, ... and its shuffle(list(range(52))) is the same list on both ports.
 # `below` and `Rng` are short aliases (rng.below(6), Rng(seed)) the callers use.
 from pitboss.compat import const

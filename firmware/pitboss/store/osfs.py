@@ -1,7 +1,7 @@
 # The filesystem as the persistent modules (journal, slots, meters, tilt, auth) use it:
 # OsFS wraps the real one (board flash, or a host folder) behind a few methods, so tests
 # inject an object with the same methods that can cut power after any byte
-# (tests/powercut_fs.py); makedirs/write_file/readfull are the durable-write and
+# (tests/support/powercut_fs.py); makedirs/write_file/readfull are the durable-write and
 # short-read helpers they share. Nothing here knows a file format.
 import os
 

@@ -78,7 +78,7 @@ class FileRegion:
     Programs overwrite rather than AND, which is the same for what the journal writes
     (erased bytes, programmed bytes repeated, a header zeroed). A program is one
     write + sync: on littlefs all or nothing, on FAT a prefix of the page; either is what
-    the journal survives on NOR (tests/test_ringjournal.py)."""
+    the journal survives on NOR (tests/host/test_ringjournal.py)."""
 
     def __init__(self, path, sectors, fs=None):
         if sectors < 1:

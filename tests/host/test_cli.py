@@ -1,0 +1,89 @@
+"""`python -m host_tools rank / census / games` as a user runs them: JSON out, exit 2
+with one line on stderr for bad input, --batch going on past a bad line, and nothing
+but the standard library needed."""
+import json
+import os
+import subprocess
+import sys
+import venv
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(*args, stdin=None, python=sys.executable):
+    return subprocess.run([python, "-m", "host_tools", *args], cwd=REPO, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_rank_prints_one_json_object():
+    r = run("rank", "--game", "pr-pai-gow", "kh", "QH", "9h", "5h", "jk")
+    assert r.returncode == 0 and r.stderr == ""
+    assert json.loads(r.stdout) == {
+        "game": "pr-pai-gow", "cards": ["Kh", "Qh", "9h", "5h", "Jk"],
+        "category": "flush", "score": json.loads(r.stdout)["score"],
+        "hand": ["Jk=Ah", "Kh", "Qh", "9h", "5h"]}
+    assert 0 <= json.loads(r.stdout)["score"] < 2 ** 30
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--game", "nj-5card", "As", "Ks", "Qs", "Js", "Xx"], "'Xx'"),
+    (["--game", "nj-5card", "As", "Ks", "Qs", "Js", "As"], "duplicate card As"),
+    (["--game", "nj-5card", "As", "Ks", "Qs", "Js"], "got 4"),
+    (["--game", "nj-5card", "As", "Ks", "Qs", "Js", "Jk"], "without a joker"),
+    (["--game", "pr-pai-gow", "As", "Ks", "Qs", "Jk", "Jk"], "two jokers"),
+    (["--game", "nj-9card", "As"], "unknown game"),
+])
+def test_bad_input_exits_2_naming_the_culprit(args, needle):
+    r = run("rank", *args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in r.stderr
+
+
+def test_batch_goes_on_past_bad_lines():
+    r = run("rank", "--game", "nj-3card", "--batch",
+            stdin="As Ks Qs\nAs As 2c\n\n2c 3d 4h\n7c 8c\n")
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert r.returncode == 0
+    assert out[0]["category"] == "royal_flush"
+    assert out[1] == {"error": "duplicate card As", "kind": "duplicate_card", "line": 2}
+    assert out[2]["category"] == "straight"  # NJ (d)4: three consecutive ranks
+    assert out[3]["kind"] == "wrong_count" and out[3]["line"] == 5
+
+
+def test_best_of_seven():
+    r = run("rank", "--game", "nj-5card", "--best", "2d", "As", "Ks", "Qs", "Js", "Ts", "9s")
+    assert json.loads(r.stdout)["hand"] == ["As", "Ks", "Qs", "Js", "Ts"]
+
+
+def test_census_and_games():
+    r = run("census", "--game", "nj-3card")
+    c = json.loads(r.stdout)
+    assert c["total"] == 22100 and c["counts"]["straight"] == 720
+    g = run("games")
+    assert g.returncode == 0 and "pa-all-six" in g.stdout and "(d)" in g.stdout
+    j = json.loads(run("games", "--json").stdout)
+    assert [x["game"] for x in j][:2] == ["nj-5card", "nj-3card"]
+
+
+def test_rank_census_games_need_only_the_standard_library(tmp_path):
+    env = tmp_path / "bare"
+    venv.create(env, with_pip=False)  # no mpremote, no hypothesis: nothing installed
+    py = str(env / "bin" / "python")
+    assert run("rank", "-g", "nj-5card", "As", "Ks", "Qs", "Js", "Ts",
+               python=py).returncode == 0
+    assert run("games", python=py).returncode == 0
+    assert json.loads(run("census", "-g", "pr-pai-gow-low", python=py).stdout)["total"] \
+        == 1378
+
+
+def test_one_board_error_for_real_and_virtual_boards():
+    # `rank/vectors/shoe --port virtual` catch BoardError: a virtual board that will not
+    # start (vboard's) must raise the class boardlink raises (host_tools.errors'), or it
+    # escapes as a traceback.
+    from host_tools import boardlink, errors, vboard
+    assert boardlink.BoardError is errors.BoardError
+    assert vboard.BoardError is errors.BoardError
+    assert issubclass(errors.BoardError, RuntimeError)

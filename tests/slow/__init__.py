@@ -1,0 +1,1 @@
+"""slow tier: CPython only, but long (the census of every hand of every game)."""

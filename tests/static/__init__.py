@@ -1,0 +1,1 @@
+"""static tier: pyright, mpy-cross and the house's layout over firmware/ and boards/."""

@@ -1,0 +1,1 @@
+"""vm tier: firmware run on the MicroPython 1.27 VM in script mode (Node)."""
