@@ -97,6 +97,20 @@ def _first_line(link, out):
     out["boot_ms"] = m.get("boot_ms")
 
 
+def _settle_in(ctl, link, out, chip_s=1.0):
+    """Let the board idle `chip_s` of chip time after its first line, as a table powered
+    on before its first round does: the idle passes hash the core (the boot defers it,
+    pitboss_program.step: ~0.37 s) and check the journal. Recorded: the chip time idled,
+    and whether the core was checked by then (a verb that moves the round would wait for
+    the rest, and the round's figures would carry it)."""
+    n0 = ctl.cycles()["ns"]
+    while ctl.cycles()["ns"] - n0 < chip_s * 1e9:
+        time.sleep(0.05)
+    m = link.request("mem", timeout=300)
+    out["idle_before_round_s"] = chip_s
+    out["program_pending_then"] = m.get("program_pending")
+
+
 def _repl_heap(flash_dir, state, image):
     """_HEAP over the raw REPL of the board powered on in service mode, after a soft
     reset: Board() breaks into the running loop, whose app is still imported."""
@@ -145,6 +159,7 @@ def measure_image(image, base: Path, progress=print) -> dict:
         ctl = control_for(st["port"])
         with ProtocolLink(st["port"]) as link:
             _first_line(link, out)
+            _settle_in(ctl, link, out)
             r = link.request(keys.sign(BOARD_ID, 'config {"game":"%s","seats":%d}'
                                        % (GAME, SEATS)), timeout=300)
             assert r.get("ok"), r

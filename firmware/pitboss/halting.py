@@ -91,6 +91,10 @@ class Halting:
                 self.raise_tilt("firmware_mismatch", why[:80])
                 self.show()
 
+    def program_pending(self):
+        """Is part of the boot's program check still to do (check_program)?"""
+        return self._program_step is not None
+
     def _can_erase(self):
         # Never while cards are coming (an erase holds the flash ~45 ms): between rounds,
         # or before the deal.

@@ -13,7 +13,8 @@ SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 
 
 def mem(ctl, args):
-    """mem: {free, alloc, min_free, max_block, up_ms, boot_ms, unchecked} in bytes
+    """mem: {free, alloc, min_free, max_block, up_ms, boot_ms, unchecked,
+    program_pending} in bytes
     after a collection; max_block (the largest single allocation that would succeed)
     is found by trial allocations bisected between 0 and free, done only here, on
     request. None on a port without gc.mem_free (CPython)."""
@@ -29,10 +30,12 @@ def mem(ctl, args):
     if free is None:
         return {"free": None, "alloc": None, "min_free": None, "max_block": None,
                 "up_ms": up}
-    # unchecked: journal bytes the boot left for the idle passes to check (0: done)
+    # unchecked: journal bytes the boot left for the idle passes to check (0: done);
+    # program_pending: the core's hash, deferred from boot, not finished yet
     return {"free": free, "alloc": gc.mem_alloc(), "min_free": a.min_free,
             "max_block": _max_block(free), "up_ms": up, "boot_ms": a.boot["ms"],
-            "unchecked": ctl.journal.unchecked}
+            "unchecked": ctl.journal.unchecked,
+            "program_pending": ctl.program_pending()}
 
 
 def verify(ctl, args):
