@@ -32,12 +32,29 @@ ENOENT = (2, 44)
 EEXIST = (17, 20)
 
 
-def mem_free():
-    """gc.mem_free(), or None on a port without it (CPython)."""
-    import gc
+_free = None  # the function mem_free() calls, found on its first call
 
-    f = getattr(gc, "mem_free", None)
-    return f() if f is not None else None
+
+def mem_free():
+    """gc.mem_free(), or None on a port without it (CPython). On the pitboss image the
+    same count comes from its C module pitboss_heap (boards/rp2/PITBOSS_PICO/heap), which
+    reads the allocation table a word at a time: gc.mem_free() walks every block and
+    cost ~8 ms of every line the loop answers (it keeps the low-water mark)."""
+    global _free
+    f = _free
+    if f is None:
+        try:
+            from pitboss_heap import free as f  # pyright: ignore[reportMissingImports]
+        except ImportError:
+            import gc
+
+            f = getattr(gc, "mem_free", None) or _none
+        _free = f
+    return f()
+
+
+def _none():
+    return None
 
 
 def missing(e):

@@ -109,7 +109,7 @@ const cdc = new CDCLink(mcu, (data) => out.push(Buffer.from(data)), () => {
   stats.boot_ready_ns = clock.nanos;
   log(`usb serial up at cycle ${core.cycles}`);
   process.stderr.write('PITBOSS-PICO-READY\n');
-});
+}, () => clock.nanos);
 
 for (const u of mcu.uart) fixTxInterrupt(u);
 const uarts = [new UARTLine(mcu, mcu.uart[0]), new UARTLine(mcu, mcu.uart[1])];

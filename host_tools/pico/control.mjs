@@ -4,6 +4,9 @@
 //   {"cmd": "profile", "on": true|false}               start sampling the program counter
 //                                                       (every 64th instruction) / stop:
 //                                                       samples [[pc, n], ...] (docs/bench.md)
+//   {"cmd": "lines"}                                   chip ns of each protocol line since
+//                                                       the last call, from its newline to
+//                                                       its reply's (usbcdc.mjs), and clears
 //   {"cmd": "cut", "at_cycle": N} | {"cmd": "cut", "now": true}
 //   {"cmd": "cut", "flash_ops": K, "keep": B}           the (K+1)th flash erase/program from
 //                                                       now is cut after B bytes
@@ -38,6 +41,11 @@ export function serveControl(path, board) {
       case 'cycles':
         return reply({ cycles: core.cycles, ns: clock.nanos, usb_starved: board.cdc.starved(),
                        ...stats });
+      case 'lines': {
+        const ns = board.cdc.lineNs;
+        board.cdc.lineNs = [];
+        return reply({ ns });
+      }
       case 'cut':
         if (req.now) { reply({ ok: true }); return setImmediate(board.cutNow); }
         if (req.at_cycle !== undefined) { board.cutAt(req.at_cycle); return reply({ ok: true }); }

@@ -12,8 +12,9 @@
 import { USBCDC } from './rp2040.mjs';
 
 export class CDCLink {
-  /** onData(Uint8Array): bytes the board sent; onConnect(): the board enumerated. */
-  constructor(mcu, onData, onConnect) {
+  /** onData(Uint8Array): bytes the board sent; onConnect(): the board enumerated;
+   *  nanos(): the emulated clock, for the lines' chip time (lineNs). */
+  constructor(mcu, onData, onConnect, nanos = () => 0) {
     this.core = mcu.core;
     this.usb = mcu.usbCtrl;
     this.cdc = new USBCDC(this.usb);
@@ -23,7 +24,22 @@ export class CDCLink {
     this.connected = false;
     this.starvedCycles = 0;
     this.starvedSince = -1; // cycle count when a read was armed with the queue empty
-    this.cdc.onSerialData = onData;
+    // A line's chip time: from the read that handed the chip the line's newline to the
+    // first newline the chip sends back (its reply), on the emulated clock. Unlike the
+    // clock across a host's request, it leaves out the time the chip runs on while the
+    // host (a pty and a Python process, slower than a real USB host) reads the reply and
+    // writes the next line. One line at a time: a line sent before the previous one was
+    // answered (or a reply with no line, a card's event) is not timed.
+    this.nanos = nanos;
+    this.lineAt = -1;       // emulated ns when the chip got a line's newline (-1: none)
+    this.lineNs = [];       // chip ns of each line since the host last took them
+    this.cdc.onSerialData = (data) => {
+      if (this.lineAt >= 0 && data.includes(10)) {
+        this.lineNs.push(this.nanos() - this.lineAt);
+        this.lineAt = -1;
+      }
+      onData(data);
+    };
     this.cdc.onDeviceConnected = () => {
       this.connected = true;
       onConnect();
@@ -68,6 +84,7 @@ export class CDCLink {
     }
     this.queued -= n;
     this.pending = 0;
+    if (out.includes(10)) this.lineAt = this.nanos();
     this.usb.endpointReadDone(this.cdc.outEndpoint, out);
   }
 }

@@ -120,13 +120,18 @@ def test_the_before_after_table_has_a_row_per_figure_and_the_ratio():
            "repl": {"held": 100_000, "import_ms": 600.0, "app_ms": 600.0, "gc_ms": 20.0,
                     "free": 110_000, "max_block": 60_000},
            "card_ms": {"median": 180.0, "p99": 270.0, "max": 290.0, "resends": 60},
-           "round_ms": 15000.0, "settle_ms": 1000}
-    two = dict(one, first_line_ms=350, repl=dict(one["repl"], held=46_000))
+           "round_ms": 15000.0, "settle_ms": 1000, "round_chip_ms": 9000.0,
+           "settle_chip_ms": 950.0, "line_chip_ms": {"n": 13, "median": 60.0, "max": 950.0}}
+    two = dict(one, first_line_ms=350, repl=dict(one["repl"], held=46_000),
+               round_chip_ms=900.0)
     text = bench_image.render({"stock": one, "pitboss": two})
     rows = [ln for ln in text.splitlines() if ln.startswith("| ")]
     assert len(rows) == 1 + len(bench_image.ROWS)
     assert "| power-on to the first line answered (ms) | 700 | 350 | 0.50x |" in rows
     assert "| heap held by import pitboss.app (B) | 100000 | 46000 | 0.46x |" in rows
+    assert ("| Pai Gow round: the chip's time on its 13 lines and 49 cards (ms) | 9000 | "
+            "900 | 0.10x |") in rows
+    assert all(" - " not in r for r in rows)  # every figure is in a run's result
 
 
 def _program_module(monkeypatch, tmp_path, core, romfs, core_digest=None):

@@ -29,6 +29,11 @@ def test_flashed_and_verified_on_the_pico(tier):
     # The journal on the image's raw region, on a stock image in littlefs sector files.
     assert r["region"] == ("FlashRegion" if image_is_pitboss() else "FileRegion"), r
     assert 0 < r["boot_ready_ns"] < 1e9  # USB serial up within a second of chip time
+    # The image's free-heap count in C is gc.mem_free()'s, whatever the heap holds.
+    pairs = r["heap_free"]
+    assert len(pairs) == (5 if image_is_pitboss() else 0), r
+    assert all(fast == slow for fast, slow in pairs), pairs
+    assert len(set(p[1] for p in pairs)) > 3, pairs  # heaps of different shapes
 
 
 @pytest.mark.pico("vectors")

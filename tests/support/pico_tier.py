@@ -10,6 +10,7 @@ on a second Pico started from a copy of the first one's flash taken right after 
 Every figure here is emulated: chip time is the emulator's clock at 125 MHz.
 """
 import concurrent.futures
+import json
 import os
 import random
 import shutil
@@ -306,8 +307,19 @@ class Jobs:
         # pitboss image, sector files on a stock one.
         region = a.board.exec("import board\nfrom pitboss.hw import board as drivers\n"
                               "print(type(drivers.journal_region(board)).__name__)")
+        # The pitboss image's free-heap count in C (pitboss_heap, what compat.mem_free
+        # uses there) against gc.mem_free(), over heaps of many shapes; [] on a stock image.
+        heap = a.board.exec(
+            "import gc, json\ntry:\n import pitboss_heap\nexcept ImportError:\n"
+            " pitboss_heap = None\nout = []\nkeep = None\n"
+            "for k in range(5 if pitboss_heap else 0):\n"
+            " keep = [bytearray(k * 37 + i % 5) for i in range(150 * k)]\n"
+            " if k == 3:\n  gc.collect()\n"
+            " out.append([pitboss_heap.free(), gc.mem_free()])\n"
+            "print(json.dumps(out))")
         return {"copied": len(res.copied), "verified": verified, "region": region.strip(),
-                "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"]}
+                "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"],
+                "heap_free": json.loads(heap.strip().splitlines()[-1])}
 
     def job_vectors(self, a):
         host = cpython_run()

@@ -25,8 +25,10 @@ list(APPEND MICROPY_DEF_BOARD
     MICROPY_HW_FLASH_STORAGE_BYTES=${PITBOSS_STORAGE_BYTES}
 )
 
-# The USB serial input in bulk (cdc_rx/cdc_rx.c), a user C module of this board.
-set(USER_C_MODULES ${MICROPY_BOARD_DIR}/cdc_rx/micropython.cmake)
+# The USB serial input in bulk (cdc_rx/cdc_rx.c) and the free heap counted fast
+# (heap/heap.c), user C modules of this board.
+set(USER_C_MODULES ${MICROPY_BOARD_DIR}/cdc_rx/micropython.cmake
+    ${MICROPY_BOARD_DIR}/heap/micropython.cmake)
 
 # The port's frozen modules minus its _boot.py (which formats the whole storage area when
 # mounting fails), plus this board's own (modules/).

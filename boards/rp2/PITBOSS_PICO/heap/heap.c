@@ -1,0 +1,68 @@
+// The free heap in C, for the table loop's low-water mark (pitboss.loop: App.note_mem after
+// every line and card). gc.mem_free() is gc_info(), which walks every block of the heap
+// one at a time to also find the largest free run and count 1- and 2-block objects: ~8 ms
+// of chip time on the emulated Pico's 246 KB heap, 16-22% of a protocol line's profile
+// (docs/bench.md, "Where the chip's cycles go"). Only the free count is needed here, and
+// the allocation table gives it 32 bits (16 blocks) at a time: a word that is all zero is
+// 16 free blocks, others are counted two bits per block.
+// The module pitboss_heap: free(), the same number as gc.mem_free().
+// It runs on the VM's thread like every other Python call, and reads the table as
+// gc_info() does (no lock is taken there either without threads in the table's firmware).
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "py/gc.h"
+#include "py/mpstate.h"
+#include "py/runtime.h"
+
+#if MICROPY_GC_SPLIT_HEAP
+#define NEXT_AREA(area) ((area)->next)
+#else
+#define NEXT_AREA(area) (NULL)
+#endif
+
+// Free blocks (2-bit AT_FREE fields: 00) in one allocation-table byte.
+static inline size_t free_in(uint8_t b) {
+    return ((b & 0x03) == 0) + ((b & 0x0c) == 0) + ((b & 0x30) == 0) + ((b & 0xc0) == 0);
+}
+
+static mp_obj_t pitboss_heap_free(void) {
+    size_t blocks = 0;
+    for (mp_state_mem_area_t *area = &MP_STATE_MEM(area); area != NULL; area = NEXT_AREA(area)) {
+        const uint8_t *p = area->gc_alloc_table_start;
+        size_t n = area->gc_alloc_table_byte_len;
+        size_t i = 0;
+        for (; i < n && ((uintptr_t)(p + i) & 3); i++) {
+            blocks += free_in(p[i]);
+        }
+        for (; i + 4 <= n; i += 4) {
+            uint32_t w;
+            memcpy(&w, p + i, 4);  // aligned above: one load
+            if (w == 0) {
+                blocks += 16;
+            } else {
+                blocks += free_in(w) + free_in(w >> 8) + free_in(w >> 16) + free_in(w >> 24);
+            }
+        }
+        for (; i < n; i++) {
+            blocks += free_in(p[i]);
+        }
+    }
+    return MP_OBJ_NEW_SMALL_INT(blocks * MICROPY_BYTES_PER_GC_BLOCK);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_free_obj, pitboss_heap_free);
+
+static const mp_rom_map_elem_t pitboss_heap_globals_table[] = {
+    { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_pitboss_heap) },
+    { MP_ROM_QSTR(MP_QSTR_free), MP_ROM_PTR(&pitboss_heap_free_obj) },
+};
+static MP_DEFINE_CONST_DICT(pitboss_heap_globals, pitboss_heap_globals_table);
+
+const mp_obj_module_t pitboss_heap_module = {
+    .base = { &mp_type_module },
+    .globals = (mp_obj_dict_t *)&pitboss_heap_globals,
+};
+
+MP_REGISTER_MODULE(MP_QSTR_pitboss_heap, pitboss_heap_module);
