@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from host_tools import vboard, vboard_state
+from host_tools.emu import vboard
+from host_tools.emu import vboard_state
 
 
 def mpremote(port, *args, timeout=30):
@@ -92,7 +93,7 @@ def test_resolve_port_gives_throwaway_board_and_passes_others_through():
 
 def test_cli_start_status_stop(tmp_path):
     env = dict(os.environ, PITBOSS_STATE=str(tmp_path))
-    run = lambda *a: subprocess.run([sys.executable, "-m", "host_tools.vboard", *a],  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "host_tools.emu.vboard", *a],  # noqa: E731
                                     capture_output=True, text=True, timeout=60, env=env)
     try:
         p = run("start", "--flash-dir", str(tmp_path / "f"))

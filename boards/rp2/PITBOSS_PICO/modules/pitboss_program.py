@@ -4,7 +4,7 @@
 # deployed. The flasher's manifest on littlefs (/manifest.sha256, pitboss.store.integrity)
 # lists each as a line "<sha256>  @core/<bytes>" / "<sha256>  @romfs/<bytes>"; it is
 # written pending before the deploy and complete only after the board re-hashed both
-# (host_tools/romfs_deploy.py). check() hashes them at boot; pitboss.store.integrity then finds
+# (host_tools/deploy/romfs_deploy.py). check() hashes them at boot; pitboss.store.integrity then finds
 # the result in `verified` instead of hashing 0.5 MB twice (SHA-256 here: ~1.1 ms a KB of
 # chip time).
 import hashlib
@@ -122,7 +122,7 @@ def tilted(why):
         micropython.kbd_intr(3)
         print("PITBOSS tilt %s; service mode: Ctrl-C for the REPL, then pitboss flash" % msg)
     # "version" and "mode" as the firmware's own `version` reply has them, so the host's
-    # probe (host_tools/protolink.py) tells service from production here too.
+    # probe (host_tools/link/protolink.py) tells service from production here too.
     # The line is echoed back (cut short), so a host waiting for the answer to a line of
     # its own (protolink.ready) knows this one is it.
     reply = {"ok": False, "error": {"code": "tilted", "message": msg},
