@@ -272,6 +272,27 @@ def _collect(p):
                    "until SIGTERM or Ctrl-C)")
 
 
+def _floor_round(p):
+    p.add_argument("board_id", metavar="BOARD")
+    p.add_argument("number", type=int)
+
+
+def _floor_csv(p):
+    p.add_argument("what", choices=("rounds", "summary"))
+    p.add_argument("--out", help="file (default stdout)")
+
+
+# `pitboss floor`'s subcommands: name, help, takes a period (--shift/--date/--hours), more
+_FLOOR_LEAVES = (
+    ("summary", "per table and shift: rounds, drop, paid, hold %%, voids, tilts", True, None),
+    ("tables", "every table: game, round, state, last settlement", False, None),
+    ("round", "recall a round: cards and settlement", False, _floor_round),
+    ("tilts", "tilts raised and cleared, with times and operator", True, None),
+    ("anomalies", "records refused, gaps, damaged lines (exit 1 if any)", False, None),
+    ("csv", "rounds or the shift summary as CSV", True, _floor_csv),
+)
+
+
 def _floor(f):
     fs = f.add_subparsers(dest="floor_command", required=True)
 
@@ -288,26 +309,11 @@ def _floor(f):
             p.add_argument("--hours", type=float, help="the last N hours")
 
     leaves = {}
-    p = leaves["summary"] = fs.add_parser(
-        "summary", help="per table and shift: rounds, drop, paid, hold %%, voids, tilts")
-    common(p)
-    p = leaves["tables"] = fs.add_parser(
-        "tables", help="every table: game, round, state, last settlement")
-    common(p, period=False)
-    p = leaves["round"] = fs.add_parser("round", help="recall a round: cards and settlement")
-    common(p, period=False)
-    p.add_argument("board_id", metavar="BOARD")
-    p.add_argument("number", type=int)
-    p = leaves["tilts"] = fs.add_parser(
-        "tilts", help="tilts raised and cleared, with times and operator")
-    common(p)
-    p = leaves["anomalies"] = fs.add_parser(
-        "anomalies", help="records refused, gaps, damaged lines (exit 1 if any)")
-    common(p, period=False)
-    p = leaves["csv"] = fs.add_parser("csv", help="rounds or the shift summary as CSV")
-    common(p)
-    p.add_argument("what", choices=("rounds", "summary"))
-    p.add_argument("--out", help="file (default stdout)")
+    for name, help, period, more in _FLOOR_LEAVES:
+        p = leaves[name] = fs.add_parser(name, help=help)
+        common(p, period)
+        if more:
+            more(p)
     return leaves
 
 

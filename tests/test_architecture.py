@@ -8,9 +8,9 @@
   (firmware/manifest.py) imports the host-only simulation room (pitboss.sim), directly or
   through another module;
 - no firmware or host file is over 500 lines, generated tables aside;
-- host_tools is packages by job (link, emu, deploy, table, fast, bench, proofs, floor)
-  under the command's own modules; the product's packages import neither the benchmarks,
-  the proofs, the floor nor the command line; the host's rules (fast) stand alone;
+- host_tools is packages by job (fast, emu, link, deploy, table, then bench, proofs and
+  floor) under the command's own modules; each of the product's packages imports only
+  the ones before it in that list, never the benchmarks, proofs, floor or command line;
 - no host module changes sys.path (the packages are declared in pyproject.toml), board
   scripts and the entry point aside;
 - `pitboss`'s subcommands are the one command table's (host_tools.commands).
@@ -202,8 +202,10 @@ def test_the_checks_see_what_they_check():
 TOP = {"__init__", "__main__", "cli", "commands", "argtypes", "output", "settings",
        "progress", "outfile", "demo"}  # the command and its conventions
 JOBS = ("link", "emu", "deploy", "table", "fast", "bench", "proofs", "floor")
-PRODUCT = ("link", "emu", "deploy", "table", "fast")  # what the commands are made of
-USERS = ("bench", "proofs", "floor")  # they use the product; it never uses them
+# What the commands are made of, in layers: the host's rules stand alone, then the
+# emulated boards, the links to a board (a port may name an emulated one), the deploy,
+# and driving a table. bench, proofs and floor use them; they never use those.
+PRODUCT = ("fast", "emu", "link", "deploy", "table")
 # Run by path on a board or under MicroPython, or the entry point: their own sys.path.
 OWN_PATH = {"host_tools/__main__.py", "host_tools/bench/bench_board.py",
             "host_tools/bench/bench_board_kit.py", "host_tools/bench/bench_card.py"}
@@ -230,18 +232,24 @@ def test_the_host_tools_are_packages_by_job():
         assert (REPO / "host_tools" / job / "__init__.py").is_file(), job
 
 
-def test_the_product_never_imports_its_users():
+def test_the_host_packages_import_only_downwards():
+    # The product's packages in layers: each imports only the ones before it (and the
+    # command's conventions at the top); bench, proofs and floor use them, never the
+    # other way round, and nothing below the command imports the command line itself.
     bad = []
     for name, deps in _graph().items():
-        if not name.startswith("host_tools.") or _job(name) not in PRODUCT:
+        job = _job(name) if name.startswith("host_tools.") else None
+        if job not in PRODUCT:
             continue
         for d in deps:
             if not d.startswith("host_tools"):
                 continue
-            if _job(d) in USERS or d in ("host_tools.cli", "host_tools.demo"):
-                bad.append("%s imports %s" % (name, d))
-            if _job(name) == "fast" and _job(d) not in (None, "fast"):
-                bad.append("%s imports %s (the host's rules stand alone)" % (name, d))
+            dj = _job(d)
+            if d in ("host_tools.cli", "host_tools.demo"):
+                bad.append("%s imports the command line (%s)" % (name, d))
+            elif dj is not None and dj != job and (
+                    dj not in PRODUCT or PRODUCT.index(dj) > PRODUCT.index(job)):
+                bad.append("%s (%s) imports %s (%s)" % (name, job, d, dj))
     assert bad == []
 
 

@@ -25,7 +25,7 @@ from host_tools.deploy import mpy_abi
 from host_tools.deploy import mpy_build
 from host_tools.deploy import verify
 from host_tools.table.auth import KeyStore, auth_line
-from host_tools.link.boardlink import open_board
+from host_tools.deploy.ready import open_board
 from host_tools.link.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
 from host_tools.table.configurator import Configurator
 from host_tools.table.targets import BoardTarget

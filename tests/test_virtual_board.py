@@ -10,6 +10,7 @@ import pytest
 
 from host_tools.emu import vboard
 from host_tools.emu import vboard_state
+from host_tools.link.ports import resolve_port
 
 
 def mpremote(port, *args, timeout=30):
@@ -81,9 +82,9 @@ def test_mpremote_session_soft_reset_and_power_cycle(board_dirs, tmp_path):
 
 
 def test_resolve_port_gives_throwaway_board_and_passes_others_through():
-    with vboard.resolve_port("/dev/ttyUSB7") as port:
+    with resolve_port("/dev/ttyUSB7") as port:
         assert port == "/dev/ttyUSB7"
-    with vboard.resolve_port("virtual") as port:
+    with resolve_port("virtual") as port:
         assert mpremote(port, "exec", "print(6 * 7)").strip() == "42"
         pid = int(open(os.path.join(os.path.dirname(port), "pid")).read())
     time.sleep(0.1)

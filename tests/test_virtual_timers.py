@@ -8,7 +8,7 @@ import time
 
 from host_tools.emu import shoe_sim
 from host_tools.table.auth import KeyStore
-from host_tools.link.sidechannel import control_for
+from host_tools.emu.sidechannel import control_for
 from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import plan_round
 from host_tools.table.targets import open_table

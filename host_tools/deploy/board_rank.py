@@ -5,7 +5,7 @@ pitboss.verbs.rank.rank_reply, and the host only reorders keys for printing.
 """
 import sys
 
-from host_tools.link.boardlink import open_board
+from host_tools.deploy.ready import open_board
 from host_tools.output import BoardError, emit, fail, say_failed
 
 _FIELDS = ("game", "cards", "category", "score", "hand")

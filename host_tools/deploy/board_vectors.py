@@ -8,7 +8,7 @@ import glob
 import os
 
 import host_tools
-from host_tools.link.boardlink import open_board
+from host_tools.deploy.ready import open_board
 from host_tools.output import BoardError, fail
 from pitboss import vectors
 

@@ -131,9 +131,9 @@ def resolve_board(board: str, platform: str) -> str:
 
 
 def open_port(port):
-    """'virtual' -> a throw-away virtual board (host_tools.emu.vboard), else the port as is."""
+    """'virtual' -> a throw-away virtual board (host_tools.link.ports), else the port as is."""
     try:
-        from host_tools.emu.vboard import resolve_port
+        from host_tools.link.ports import resolve_port
     except ImportError:
         return contextlib.nullcontext(port)
     return resolve_port(port)

@@ -35,8 +35,8 @@ from pathlib import Path
 import host_tools
 from host_tools.output import BoardError, emit
 from .vboard_daemon import START_TIMEOUT, serve
-from .vboard_state import (KINDS, THROWAWAY_PORTS, clear_state, default_state_dir,
-                           kill_group, status, stop)
+from .vboard_state import (KINDS, clear_state, default_state_dir,
+                           kill_group, name_dir, status, stop)
 from .vm.runner import find_node, node_env, repo_root
 
 
@@ -177,27 +177,6 @@ def pico_board(flash_dir: str | os.PathLike | None = None, **kw):
     return virtual_board(flash_dir, kind="pico", **kw)
 
 
-@contextlib.contextmanager
-def resolve_port(port_arg: str | None):
-    """`--port virtual` / `--port pico` -> a throw-away board's device path; anything else
-    as is."""
-    from host_tools.link import portlock
-
-    if port_arg in THROWAWAY_PORTS:
-        # Service mode: a throw-away board is flashed for its one command, and today's
-        # host table commands use the raw REPL (issue 11 moves them onto protocol lines).
-        with virtual_board(kind=port_arg, service=True) as st:
-            with portlock.held(st["port"]):
-                yield st["port"]
-    elif port_arg is None:
-        yield port_arg
-    else:
-        # The whole command holds the port (every step it opens it for: probe, REPL,
-        # protocol lines, a flash's mpremote runs), so no other command slips between.
-        with portlock.held(port_arg):
-            yield port_arg
-
-
 # --------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------
@@ -216,7 +195,6 @@ def _named(a) -> None:
         if a.state_dir is not None:
             raise BoardError("--name and --state-dir both say where the board lives: "
                              "give one")
-        from host_tools.link.ports import name_dir
         a.state_dir = name_dir(a.name)
 
 

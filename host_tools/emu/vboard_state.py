@@ -17,6 +17,8 @@ import signal
 import time
 from pathlib import Path
 
+from host_tools.output import BoardError
+
 from .vm.runner import repo_root
 
 KINDS = ("virtual", "pico")
@@ -61,7 +63,9 @@ def _is_daemon(pid: int) -> bool:
         return False
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"host_tools.emu.vboard" in f.read()
+            cmd = f.read()
+        # host_tools.vboard: a board started before the host tools were packages by job
+        return b"host_tools.emu.vboard" in cmd or b"host_tools.vboard" in cmd
     except OSError:
         return True
 
@@ -139,3 +143,15 @@ def board_kind(port: str) -> str | None:
         return None
     st = read_state(Path(port).parent) or {}
     return st.get("kind", "virtual")
+
+
+def state_root():
+    """The folder holding every kept board's state dir (one per name)."""
+    return default_state_dir("virtual").parent
+
+
+def name_dir(name):
+    """The state dir of the kept board `name` (board start/stop/status --name)."""
+    if not name or "/" in name or name in (".", ".."):
+        raise BoardError("--name %r: one word, e.g. bench2" % (name,))
+    return Path(state_root()) / name

@@ -11,8 +11,7 @@ import types
 # BoardError is defined once, in host_tools.output: a virtual board that will not start
 # is the same failure to a caller as a board that cannot be reached.
 from host_tools.output import BoardError
-from host_tools.emu.vboard import resolve_port
-from host_tools.emu.vboard_state import THROWAWAY_PORTS, board_kind, is_virtual
+from host_tools.emu.vboard_state import board_kind, is_virtual
 
 # Seconds without output before a raw-REPL command counts as lost. mpremote's own 10 s is
 # too short for a Pico's first operations (a cold `import pitboss.app` is ~13 s of chip
@@ -243,18 +242,3 @@ class Board:
         with contextlib.suppress(Exception):
             self._t.close()
         self._unlock()
-
-
-@contextlib.contextmanager
-def open_board(port, flash=False, progress=None):
-    """Connect to `port` ('virtual' or 'pico' starts a throw-away board). With flash=True
-    the firmware is brought up to date first (a fresh throw-away board has none)."""
-    with resolve_port(port) as device:
-        if flash or port in THROWAWAY_PORTS:
-            from host_tools.deploy.flash import flash as do_flash
-            do_flash(device, progress=progress or (lambda *a: None))
-        b = Board(device)
-        try:
-            yield b
-        finally:
-            b.close()

@@ -9,18 +9,14 @@
 
 Names are resolved once, by the CLI, before a command opens anything (resolve()).
 """
+import contextlib
 import os
-from pathlib import Path
 
+from host_tools.link import portlock
 from host_tools.output import BoardError
-from host_tools.emu.vboard_state import THROWAWAY_PORTS, default_state_dir, status
+from host_tools.emu.vboard_state import THROWAWAY_PORTS, state_root, status
 
 PREFIX = "board:"
-
-
-def state_root():
-    """The folder holding every kept board's state dir (one per name)."""
-    return default_state_dir("virtual").parent
 
 
 def kept_boards():
@@ -94,8 +90,22 @@ def resolve(port):
     return port
 
 
-def name_dir(name):
-    """The state dir of the kept board `name` (board start/stop/status --name)."""
-    if not name or "/" in name or name in (".", ".."):
-        raise BoardError("--name %r: one word, e.g. bench2" % (name,))
-    return Path(state_root()) / name
+@contextlib.contextmanager
+def resolve_port(port_arg: str | None):
+    """`--port virtual` / `--port pico` -> a throw-away board's device path; anything else
+    as is."""
+    from host_tools.emu.vboard import virtual_board
+
+    if port_arg in THROWAWAY_PORTS:
+        # Service mode: a throw-away board is flashed for its one command, and today's
+        # host table commands use the raw REPL (issue 11 moves them onto protocol lines).
+        with virtual_board(kind=port_arg, service=True) as st:
+            with portlock.held(st["port"]):
+                yield st["port"]
+    elif port_arg is None:
+        yield port_arg
+    else:
+        # The whole command holds the port (every step it opens it for: probe, REPL,
+        # protocol lines, a flash's mpremote runs), so no other command slips between.
+        with portlock.held(port_arg):
+            yield port_arg

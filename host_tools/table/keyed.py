@@ -9,7 +9,7 @@ import tempfile
 
 from host_tools.table import keyid
 from host_tools.table.auth import KeyStore, KeyStoreError, fingerprint
-from host_tools.link.boardlink import open_board
+from host_tools.deploy.ready import open_board
 from host_tools.output import EXIT_REFUSED, BoardError, emit, fail, refused
 from host_tools.table.configurator import Configurator
 from host_tools.link.protolink import LinkError

@@ -15,7 +15,7 @@ import tempfile
 
 from host_tools.emu import shoe_sim
 from host_tools.output import BoardError
-from host_tools.emu.vboard import resolve_port
+from host_tools.deploy.ready import ready_port
 
 _APP = "import pitboss.hostapi as A\n"
 
@@ -118,13 +118,13 @@ def target_for(board):
 class ProtoTarget:
     """A running table over protocol lines (pitboss.app's main loop, in either mode): the
     host's commands are lines on the serial port, the shoe's frames go through the
-    board's side channel into the shoe's UART (host_tools.link.sidechannel), dealt one at a
+    board's side channel into the shoe's UART (host_tools.emu.sidechannel), dealt one at a
     time and resent until the controller acknowledges them. The table keeps playing
     while the host asks: nothing here stops its loop."""
 
     def __init__(self, port, link=None, control=None):
         from host_tools.link.protolink import ProtocolLink
-        from host_tools.link.sidechannel import control_for
+        from host_tools.emu.sidechannel import control_for
 
         self.port = port
         self.link = link or ProtocolLink(port)
@@ -217,10 +217,7 @@ def open_table(port, set_clock=True):
 
     from host_tools.link.protolink import LinkError
 
-    with resolve_port(port) as device:
-        if port in ("virtual", "pico"):  # a throw-away board: flashed first
-            from host_tools.deploy.flash import flash as do_flash
-            do_flash(device, progress=None)
+    with ready_port(port) as device:  # a throw-away board: flashed first
         try:
             t = ProtoTarget(device)
         except LinkError as e:

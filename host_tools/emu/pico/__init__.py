@@ -10,7 +10,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from host_tools.link import sidechannel
+from host_tools.emu import sidechannel
 
 HERE = Path(__file__).resolve().parent
 BOARD_MJS = HERE / "board.mjs"
@@ -103,7 +103,7 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
 
 class Control(sidechannel.Control):
     """The emulator's control socket (board.mjs, control.mjs): one JSON request, one reply
-    (the side channel's client, host_tools/link/sidechannel.py), plus the Pico's own requests."""
+    (the side channel's client, host_tools/emu/sidechannel.py), plus the Pico's own requests."""
 
     def __init__(self, path: str | os.PathLike, timeout: float = TIMEOUT):
         super().__init__(path, timeout)
