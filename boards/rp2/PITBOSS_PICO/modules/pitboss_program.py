@@ -4,9 +4,9 @@
 # deployed. The flasher's manifest on littlefs (/manifest.sha256, pitboss.store.integrity)
 # lists each as a line "<sha256>  @core/<bytes>" / "<sha256>  @romfs/<bytes>"; it is
 # written pending before the deploy and complete only after the board re-hashed both
-# (host_tools/deploy/romfs_deploy.py). check() hashes them at boot; pitboss.store.integrity then finds
-# the result in `verified` instead of hashing 0.5 MB twice (SHA-256 here: ~1.1 ms a KB of
-# chip time).
+# (host_tools/deploy/romfs_deploy.py). check() hashes them at boot; pitboss.store.integrity
+# then finds the result in `verified` instead of hashing 0.5 MB twice (SHA-256 here:
+# ~1.1 ms a KB of chip time).
 import hashlib
 import pitboss_layout as _L
 
