@@ -11,7 +11,7 @@ from pitboss.rules import profiles
 from pitboss.verbs.rank import rank_reply
 
 from host_tools import commands
-from host_tools.output import EXIT_BAD_INPUT, emit, say_failed
+from host_tools.output import EXIT_BAD_INPUT, BoardError, emit, say_failed
 
 
 def rank_json(gid, tokens, best=False):
@@ -157,8 +157,7 @@ def main(argv=None):
         settings.apply(args, conf)
     if args.command in NEEDS_PORT and not args.port:
         return say_failed("%s needs a port: --port/-p PORT, $PITBOSS_PORT, or port in %s "
-                     "(`pitboss ports` lists them)" % (args.command, settings.path()))
-    from host_tools.output import BoardError
+                          "(`pitboss ports` lists them)" % (args.command, settings.path()))
     from host_tools.emu.vm.runner import VMError
     from host_tools.fast import hostfast
     hostfast.install()  # the host's score()/best(): the firmware core's scores, looked up

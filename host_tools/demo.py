@@ -15,15 +15,15 @@ import os
 import tempfile
 import time
 
-from host_tools.deploy import flash as flashing, verify
 from host_tools.commands import DEFAULT_SHOT
-from host_tools.output import say_failed
+from host_tools.deploy import flash as flashing, verify
 from host_tools.deploy.board_rank import rank_lines
 from host_tools.deploy.board_vectors import board_run, compare, cpython_run
-from host_tools.link.boardlink import Board
-from host_tools.emu.vboard import virtual_board
-from host_tools.table.auth import KeyStore
 from host_tools.emu.screenshot import save, text as screen_text
+from host_tools.emu.vboard import virtual_board
+from host_tools.link.boardlink import Board
+from host_tools.output import say_failed
+from host_tools.table.auth import KeyStore
 from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import describe_round, play_rounds
 from host_tools.table.targets import open_table

@@ -27,15 +27,15 @@ import time
 from pathlib import Path
 
 from host_tools.deploy import flash as flashing
-from host_tools.table.auth import KeyStore
-from host_tools.link.boardlink import Board
 from host_tools.emu.pico import PITBOSS, STOCK, control_for
+from host_tools.emu.vboard import start
+from host_tools.emu.vboard_state import stop
+from host_tools.link.boardlink import Board
 from host_tools.link.protolink import ProtocolLink
+from host_tools.table.auth import KeyStore
 from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import plan_round
 from host_tools.table.targets import PicoTarget
-from host_tools.emu.vboard import start
-from host_tools.emu.vboard_state import stop
 
 IMAGES = (STOCK, PITBOSS)
 GAME, SEATS, SEED = "pr-pai-gow", 6, 27

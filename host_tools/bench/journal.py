@@ -14,10 +14,10 @@ Counts, not timings: the same on every machine."""
 import tempfile
 
 from host_tools.emu.nor_flash import NorFlash
+from host_tools.table.auth import KeyStore
 from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import play_rounds
 from host_tools.table.targets import LocalTarget
-from host_tools.table.auth import KeyStore
 
 CYCLES = 100_000  # erase cycles a sector (W25Q16JV datasheet: 100,000 minimum)
 ROUNDS_A_DAY = 1000

@@ -32,12 +32,12 @@ import time
 
 from host_tools.deploy import flash as flashing
 from host_tools.deploy.board_vectors import vector_files
+from host_tools.emu.vboard import pico_board, start
+from host_tools.emu.vboard_state import stop
 from host_tools.link.boardlink import Board
 from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import plan_round
 from host_tools.table.targets import PicoTarget
-from host_tools.emu.vboard import pico_board, start
-from host_tools.emu.vboard_state import stop
 
 # The table games (pa-all-six and pr-pai-gow-low are parts of other games' rounds).
 GAMES = ("nj-5card", "nj-3card", "qc-caribbean", "pa-three-card-prime", "pr-pai-gow",

@@ -38,11 +38,11 @@ import time
 from pathlib import Path
 
 from host_tools.deploy import mpremote_steps as steps
-from host_tools.output import FlashError, emit, one_line, say_failed
 from host_tools.deploy.flash_plan import FlashResult, manifest_text, plan
 from host_tools.deploy.mpy_abi import abi_name, decode_sys_mpy
 from host_tools.deploy.mpy_build import REPO, all_planned, build, build_dir, build_lock
 from host_tools.deploy.verify import verify
+from host_tools.output import FlashError, emit, one_line, say_failed
 from pitboss.store import integrity
 
 

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import threading
 
-from host_tools.output import FlashError, ProductionMode
 from host_tools.deploy.mpy_build import REPO, boards_package
+from host_tools.output import FlashError, ProductionMode
 
 INTEGRITY_SRC = REPO / "firmware" / "pitboss" / "store" / "integrity.py"
 REPORT = "PITBOSS-INTEGRITY "

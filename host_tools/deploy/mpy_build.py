@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import host_tools
-from host_tools.output import FlashError
 from host_tools.deploy.mpy_abi import MPY_ARCHS, decode_mpy_header, loadable
+from host_tools.output import FlashError
 
 REPO = Path(host_tools.REPO)
 # Where builds go: <checkout>/build, or <home>/build for an installed package (whose own

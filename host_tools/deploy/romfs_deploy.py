@@ -33,9 +33,9 @@ from pathlib import Path
 
 import host_tools
 from host_tools.deploy import mpremote_steps as steps
-from host_tools.output import FlashError
 from host_tools.deploy.flash_plan import FlashResult
 from host_tools.deploy.mpy_build import build_dir
+from host_tools.output import FlashError
 from pitboss.store import integrity
 
 REPO = Path(host_tools.REPO)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from host_tools.deploy import mpremote_steps as steps
-from host_tools.output import FlashError
 from host_tools.deploy.flash_plan import MANIFEST, manifest_text
 from host_tools.deploy.mpy_abi import decode_sys_mpy
 from host_tools.deploy.mpy_build import REPO, BuiltFile, all_planned, build, build_dir, build_lock
+from host_tools.output import FlashError
 from pitboss.store import integrity
 
 

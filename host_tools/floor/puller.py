@@ -13,10 +13,10 @@ import asyncio
 import logging
 import time
 
-from host_tools.table.auth import KeyStoreError
 from host_tools.floor import link as linkmod
 from host_tools.floor.backends import DatabaseError
 from host_tools.floor.records import Refusal, verify
+from host_tools.table.auth import KeyStoreError
 
 log = logging.getLogger("pitboss.floor")
 BATCH = 50  # records asked for per export (the board's EXPORT_MAX)

@@ -10,8 +10,8 @@ import types
 
 # BoardError is defined once, in host_tools.output: a virtual board that will not start
 # is the same failure to a caller as a board that cannot be reached.
-from host_tools.output import BoardError
 from host_tools.emu.vboard_state import board_kind, is_virtual
+from host_tools.output import BoardError
 
 # Seconds without output before a raw-REPL command counts as lost. mpremote's own 10 s is
 # too short for a Pico's first operations (a cold `import pitboss.app` is ~13 s of chip

@@ -12,9 +12,9 @@ Names are resolved once, by the CLI, before a command opens anything (resolve())
 import contextlib
 import os
 
+from host_tools.emu.vboard_state import THROWAWAY_PORTS, state_root, status
 from host_tools.link import portlock
 from host_tools.output import BoardError
-from host_tools.emu.vboard_state import THROWAWAY_PORTS, state_root, status
 
 PREFIX = "board:"
 

@@ -13,8 +13,8 @@ import random
 import sys
 
 from host_tools import process_pool
-from host_tools.output import emit
 from host_tools.fast import hostfast
+from host_tools.output import emit
 
 PROFILES = ("pr-pai-gow", "pr-pai-gow-a5-low")
 # The source of each published way (firmware/pitboss/games/houseways.py WAYS, same order;

@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from host_tools.table.auth import KeyStore
 from host_tools.emu.shoe_sim import dealt_check, frame_list, shuffled_deck
+from host_tools.table.auth import KeyStore
 from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import plan_round
 from host_tools.table.targets import LocalTarget, open_table

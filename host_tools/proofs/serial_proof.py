@@ -17,8 +17,8 @@ import sys
 import tempfile
 import time
 
-from host_tools.table.auth import KeyStore
 from host_tools.link.protolink import SERVICE, ProtocolLink, restart_loop
+from host_tools.table.auth import KeyStore
 from pitboss.rules.cards import name
 from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import plan_round

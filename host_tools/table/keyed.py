@@ -7,12 +7,12 @@ import os
 import sys
 import tempfile
 
+from host_tools.deploy.ready import open_board
+from host_tools.link.protolink import LinkError
+from host_tools.output import EXIT_REFUSED, BoardError, emit, fail, refused
 from host_tools.table import keyid
 from host_tools.table.auth import KeyStore, KeyStoreError, fingerprint
-from host_tools.deploy.ready import open_board
-from host_tools.output import EXIT_REFUSED, BoardError, emit, fail, refused
 from host_tools.table.configurator import Configurator
-from host_tools.link.protolink import LinkError
 from host_tools.table.rounds import describe_round, play_rounds
 from host_tools.table.targets import open_table, target_for
 

@@ -5,11 +5,11 @@ host_tools.commands lists them all.
 """
 import json
 
-from host_tools.output import BoardError, emit, fail, refused
+from host_tools.link.ports import resolve_port
 from host_tools.link.protolink import LinkError
+from host_tools.output import BoardError, emit, fail, refused
 from host_tools.table.rounds import describe_round
 from host_tools.table.targets import open_table
-from host_tools.link.ports import resolve_port
 
 
 def cmd_table(args):

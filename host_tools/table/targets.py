@@ -13,9 +13,9 @@ import contextlib
 import json
 import tempfile
 
+from host_tools.deploy.ready import ready_port
 from host_tools.emu import shoe_sim
 from host_tools.output import BoardError
-from host_tools.deploy.ready import ready_port
 
 _APP = "import pitboss.hostapi as A\n"
 
