@@ -330,7 +330,7 @@ def buttons():
 
 
 # The logic-door service switch. There is no GPIO: the virtual board's host sets it at
-# power-on (`pitboss board start --production`, host_tools/vboard.py, passes it to the
+# power-on (`pitboss board start --production`, host_tools/emu/vboard.py, passes it to the
 # bridge, which puts it in the ROM-like module pitboss_board as SERVICE). On CPython
 # (host tests: no REPL to protect) a test sets SERVICE here.
 SERVICE = False

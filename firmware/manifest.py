@@ -1,6 +1,6 @@
 # What a board gets of firmware/, in MicroPython's manifest vocabulary (micropython-lib,
 # tools/manifestfile.py): the one list for the copy-to-flash path (`pitboss flash`,
-# host_tools/manifest.py reads it), the ROMFS the pitboss image mounts, and the frozen
+# host_tools/deploy/manifest.py reads it), the ROMFS the pitboss image mounts, and the frozen
 # release variant (boards/rp2/PITBOSS_PICO/manifest_frozen.py includes it).
 #
 # A package here is one layer of docs/architecture.md. The simulation room (pitboss/sim:

@@ -10,19 +10,31 @@ Where things are (REPO, home()):
 - Installed from a wheel (`pip install .`), the same tree is package data in
   host_tools/_tree (setup.py copies it), and the tools write under home():
   $PITBOSS_HOME, default ~/.pitboss.
-Either way firmware/ (for `pitboss`) and REPO (for `boards`) go on sys.path here.
+Importing host_tools changes nothing: `pitboss` (firmware/pitboss) and `boards` (boards/)
+are packages of the distribution beside host_tools (pyproject.toml), importable from a
+wheel or an editable install. The files the tools use as files (the firmware sources a
+flash copies, firmware/manifest.py, boards/, tests/vectors/ and the npm manifest) are
+read under REPO. A checkout that was never installed (`python -m host_tools` from the
+repository root, with only the standard library) finds them through checkout_paths(),
+which the entry point (__main__.py) and the processes the tools start ask for explicitly.
 """
 import os
-import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CHECKOUT = os.path.dirname(_HERE)
 INSTALLED = not os.path.isfile(os.path.join(_CHECKOUT, "firmware", "pitboss", "__init__.py"))
 REPO = os.path.join(_HERE, "_tree") if INSTALLED else _CHECKOUT
 FIRMWARE = os.path.join(REPO, "firmware")
-for _p in (REPO, FIRMWARE):  # FIRMWARE ends up first
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+
+
+def checkout_paths():
+    """The folders a never-installed checkout needs on the module path for `pitboss` and
+    `boards` (firmware/ first, then the repository); none when they are importable, as
+    from a wheel or an editable install."""
+    import importlib.util
+    if INSTALLED or importlib.util.find_spec("pitboss") is not None:
+        return []
+    return [FIRMWARE, REPO]
 
 
 def home():

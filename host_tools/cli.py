@@ -4,17 +4,14 @@ Every command that ranks goes through the firmware's own evaluator; bad input is
 one-line message on stderr and exit status 2, never a traceback.
 """
 import argparse
-import json
 import sys
 
-import host_tools  # noqa: F401  (puts firmware/ on sys.path)
-from pitboss.rules import profiles
 from pitboss.errors import Refused
+from pitboss.rules import profiles
 from pitboss.verbs.rank import rank_reply
 
-from host_tools.argtypes import positive
-
-EXIT_BAD_INPUT = 2
+from host_tools import commands
+from host_tools.output import EXIT_BAD_INPUT, BoardError, emit, say_failed
 
 
 def rank_json(gid, tokens, best=False):
@@ -23,44 +20,40 @@ def rank_json(gid, tokens, best=False):
     return rank_reply(gid, tokens, best)
 
 
-def _emit(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-
-
 def cmd_rank(args):
     if args.port:
-        from host_tools.board_rank import rank_on_board
+        from host_tools.deploy.board_rank import rank_on_board
         return rank_on_board(args)
     if args.batch:
         if args.cards:
-            return _fail("rank --batch reads hands from stdin; give no cards")
+            return say_failed("rank --batch reads hands from stdin; give no cards")
         try:
             profiles.get(args.game)
         except Refused as e:
-            return _fail(str(e))
+            return say_failed(str(e))
         for n, line in enumerate(sys.stdin, 1):
             if not line.strip():
                 continue
             try:
-                _emit(rank_json(args.game, line, args.best))
+                emit(rank_json(args.game, line, args.best))
             except Refused as e:
-                _emit({"error": str(e), "kind": e.code, "line": n})
+                emit({"error": str(e), "kind": e.code, "line": n})
             sys.stdout.flush()
         return 0
     try:
-        _emit(rank_json(args.game, args.cards, args.best))
+        emit(rank_json(args.game, args.cards, args.best))
     except Refused as e:
-        return _fail(str(e))
+        return say_failed(str(e))
     return 0
 
 
 def cmd_census(args):
-    from host_tools.census import census
+    from host_tools.fast.census import census
     try:
         profiles.get(args.game)
     except Refused as e:
-        return _fail(str(e))
-    _emit(census(args.game, args.method, args.workers))
+        return say_failed(str(e))
+    emit(census(args.game, args.method, args.workers))
     return 0
 
 
@@ -71,7 +64,7 @@ def cmd_games(args):
         rows.append({"game": gid, "cards": p.size, "deck": p.deck, "joker": p.joker,
                      "categories": list(p.categories), "source": p.source})
     if args.json:
-        _emit(rows)
+        emit(rows)
     else:
         for r in rows:
             print("%-20s %d cards  %d-card deck  %s" % (r["game"], r["cards"], r["deck"],
@@ -80,21 +73,16 @@ def cmd_games(args):
 
 
 def cmd_ports(args):
-    from host_tools import ports
+    from host_tools.link import ports
     rows = ports.attached()
     if args.json:
-        _emit(rows)
+        emit(rows)
     elif not rows:
         print("no board attached (start one: pitboss board start [--kind pico])")
     else:
         for r in rows:
             print("%-28s %-16s %s" % (r["port"], r["name"] or "", r["description"]))
     return 0
-
-
-def _fail(message):
-    sys.stderr.write("pitboss: %s\n" % message)
-    return EXIT_BAD_INPUT
 
 
 class _Parser(argparse.ArgumentParser):
@@ -127,42 +115,7 @@ def build_parser():
                       help="a traceback with an error (as PITBOSS_DEBUG=1)")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("rank", help="rank a hand (or --batch: one hand per stdin line)")
-    r.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
-    r.add_argument("--batch", action="store_true", help="read hands from stdin")
-    r.add_argument("--best", action="store_true",
-                   help="best hand of the game's size out of more cards")
-    r.add_argument("--port", help="rank on a board (a serial device, or 'virtual')")
-    r.add_argument("cards", nargs="*", help="cards: As Td 9c Jk ...")
-    r.set_defaults(func=cmd_rank)
-
-    c = sub.add_parser("census", help="count every hand of the game's deck by category")
-    c.add_argument("--game", "-g", required=True)
-    c.add_argument("--method", choices=("exhaustive", "core", "grouped"),
-                   default="exhaustive",
-                   help="exhaustive: rank every hand; core: every hand through the rule "
-                   "core alone (slow); grouped: one hand per class")
-    c.add_argument("--workers", type=positive, default=None,
-                   help="processes (default: cores)")
-    c.set_defaults(func=cmd_census)
-
-    g = sub.add_parser("games", help="list the game ids and their rule text")
-    g.add_argument("--json", action="store_true")
-    g.set_defaults(func=cmd_games)
-
-    p = sub.add_parser("ports", help="list what --port can name: kept emulated boards "
-                       "(board:NAME) and USB serial devices")
-    p.add_argument("--json", action="store_true", help="one JSON array")
-    p.set_defaults(func=cmd_ports)
-
-    from host_tools import (bench, board_vectors, demo, edge, flash, table_commands,
-                            vboard)
-    from host_tools.floor.cli import add_floor_commands
-    for add in (vboard.add_board_commands, flash.add_flash_commands,
-                board_vectors.add_vector_commands, demo.add_demo_commands,
-                table_commands.add_table_commands, bench.add_bench_commands,
-                add_floor_commands, edge.add_edge_commands):
-        add(sub)
+    commands.add_all(sub)  # the one command table (host_tools.commands)
     _port_options(sub)
     return ap
 
@@ -199,20 +152,19 @@ def main(argv=None):
     try:
         conf = settings.load()
     except settings.SettingsError as e:
-        return _fail(str(e))
+        return say_failed(str(e))
     if args.command in NEEDS_PORT or getattr(args, "board_id", "-") is None:
         settings.apply(args, conf)
     if args.command in NEEDS_PORT and not args.port:
-        return _fail("%s needs a port: --port/-p PORT, $PITBOSS_PORT, or port in %s "
-                     "(`pitboss ports` lists them)" % (args.command, settings.path()))
-    from host_tools.errors import BoardError
-    from host_tools.vm.runner import VMError
-    from host_tools import hostfast
+        return say_failed("%s needs a port: --port/-p PORT, $PITBOSS_PORT, or port in %s "
+                          "(`pitboss ports` lists them)" % (args.command, settings.path()))
+    from host_tools.emu.vm.runner import VMError
+    from host_tools.fast import hostfast
     hostfast.install()  # the host's score()/best(): the firmware core's scores, looked up
     try:
         if getattr(args, "port", None):
-            from host_tools import ports
-            args.port = ports.resolve(args.port)  # board:NAME, auto (host_tools.ports)
+            from host_tools.link import ports
+            args.port = ports.resolve(args.port)  # board:NAME, auto (host_tools.link.ports)
         return args.func(args)
     except KeyboardInterrupt:
         return 130
@@ -220,7 +172,7 @@ def main(argv=None):
         # Node, npm or the VM package missing, or a board that will not start: the message
         # says what to install or do; a traceback would hide it.
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-        return _fail("%s: %s" % (args.command, lines[0] if lines else type(e).__name__))
+        return say_failed("%s: %s" % (args.command, lines[0] if lines else type(e).__name__))
     except Exception as e:  # noqa: BLE001
         # Every error is one line and exit 2, never a traceback; PITBOSS_DEBUG=1 shows it.
         import os
@@ -228,4 +180,4 @@ def main(argv=None):
         if os.environ.get("PITBOSS_DEBUG"):
             raise
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-        return _fail("%s%s" % (type(e).__name__, ": " + lines[0] if lines else ""))
+        return say_failed("%s%s" % (type(e).__name__, ": " + lines[0] if lines else ""))

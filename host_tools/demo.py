@@ -12,22 +12,21 @@ hands and settlement, and saves a screenshot of the table display (on the Pico: 
 emulated SSD1306's RAM, i.e. what the driver's I2C traffic drew).
 """
 import os
-import sys
 import tempfile
 import time
 
-from host_tools import flash as flashing
-from host_tools import verify
-from host_tools.argtypes import positive
-from host_tools.board_rank import rank_lines
-from host_tools.board_vectors import board_run, compare, cpython_run
-from host_tools.boardlink import Board
-from host_tools.vboard import virtual_board
-from host_tools.auth import KeyStore
-from host_tools.screenshot import save, text as screen_text
-from host_tools.configurator import Configurator
-from host_tools.rounds import describe_round, play_rounds
-from host_tools.table_targets import open_table
+from host_tools.commands import DEFAULT_SHOT
+from host_tools.deploy import flash as flashing, verify
+from host_tools.deploy.board_rank import rank_lines
+from host_tools.deploy.board_vectors import board_run, compare, cpython_run
+from host_tools.emu.screenshot import save, text as screen_text
+from host_tools.emu.vboard import virtual_board
+from host_tools.link.boardlink import Board
+from host_tools.output import say_failed
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import describe_round, play_rounds
+from host_tools.table.targets import open_table
 from pitboss.verbs.rank import rank_reply
 
 SAMPLES = (
@@ -47,7 +46,6 @@ def say(msg=""):
 PICO_VECTOR_GAMES = ("nj-5card",)
 
 
-DEFAULT_SHOT = os.path.join("build", "table-screenshot.png")
 
 
 def run(args):
@@ -56,14 +54,13 @@ def run(args):
         os.makedirs("build", exist_ok=True)  # the default's own folder, in this one
     why = check_out(args.screenshot, {".png"})
     if why:  # before minutes of emulation, and no folder made for a path given
-        sys.stderr.write("pitboss demo: --screenshot %s\n" % why)
-        return 2
+        return say_failed("--screenshot %s" % why, command="demo")
     t0 = time.monotonic()
     kind = getattr(args, "board", "pico")
     if getattr(args, "rounds", None) is None:
         args.rounds = 1 if kind == "pico" else 2   # the Pico's two-minute budget
     if kind == "pico":
-        from host_tools.pico import find_firmware
+        from host_tools.emu.pico import find_firmware
         say("== starting an emulated Raspberry Pi Pico (%s, MicroPython 1.27 on rp2040js, "
             "USB serial on a pty)" % find_firmware()[0].name)
     else:
@@ -159,20 +156,3 @@ def _table_rounds(target, args, keys):
     say("== meters: %d rounds, %d wagered, %d paid back (journal seq %d)"
         % (meters["rounds"], meters["wagered"], meters["paid"], meters["seq"]))
     return 0
-
-
-def add_demo_commands(sub):
-    d = sub.add_parser("demo", help="the main job on a throw-away emulated board")
-    # The Pico is the board of record (issue 10): every game fits its heap in one session
-    # (issue 11; `./dev demo`, measured 2026-12-01 on 2 cores: 54 s and 61 s wall).
-    d.add_argument("--board", choices=("pico", "virtual"), default="pico",
-                   help="pico: the emulated Raspberry Pi Pico (default); virtual: the "
-                        "MicroPython WebAssembly VM")
-    d.add_argument("--all-vectors", action="store_true",
-                   help="on the Pico, every vector (~100 s more)")
-    d.add_argument("--rounds", type=positive, default=None,
-                   help="rounds of each game (default 1 on the Pico, 2 on the virtual board)")
-    d.add_argument("--seed", type=int, default=2026)
-    d.add_argument("--screenshot", default=DEFAULT_SHOT,
-                   help="where the display is saved, a .png (default %(default)s)")
-    d.set_defaults(func=run)

@@ -8,17 +8,17 @@ for path in (REPO, os.path.join(REPO, "firmware")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-# The host's score()/best() (host_tools/hostfast.py) are installed explicitly, as the
+# The host's score()/best() (host_tools/fast/hostfast.py) are installed explicitly, as the
 # host tools do; tests of the board's own path call evaluator._board_score /
 # _board_best, or take the `board_path` fixture (tests/host/test_vectors.py runs every vector
 # both ways).
-from host_tools import hostfast  # noqa: E402
+from host_tools.fast import hostfast  # noqa: E402
 
 hostfast.install()
 
 # CPython has no `framebuf`: the firmware's display code draws on the host's stand-in,
 # installed explicitly here as the host tools do (it is not part of the firmware).
-from host_tools import framebuf_shim  # noqa: E402
+from host_tools.emu import framebuf_shim  # noqa: E402
 
 framebuf_shim.install()
 
@@ -67,8 +67,8 @@ def vb_flash(tmp_path_factory):
     writes one image onto every board. A flash is ~20 s of the VM; tests/board/test_flash.py
     and the e2e job flash boards of their own, since the flashing is what they test.
     Never written to: copy it (shutil.copytree) and start a board on the copy."""
-    from host_tools import flash as flashing
-    from host_tools.vboard import virtual_board
+    from host_tools.deploy import flash as flashing
+    from host_tools.emu.vboard import virtual_board
     base = tmp_path_factory.mktemp("vb-flashed")
     with virtual_board(base / "flash", service=True) as st:
         flashing.flash(st["port"], progress=None)

@@ -3,10 +3,11 @@
 Every command prints JSON with --json, else aligned text; errors are one line on stderr
 and exit 2 (bad input: fix the command), 3 when the database cannot be reached.
 """
-import json
 import os
 import sys
 import time
+
+from host_tools.output import emit
 
 EXIT_USAGE = 2
 EXIT_DB = 3
@@ -17,8 +18,8 @@ def _db_default():
 
 
 def _fail(msg, code=EXIT_USAGE):
-    sys.stderr.write("pitboss: %s\n" % msg)
-    return code
+    from host_tools.output import say_failed
+    return say_failed(msg, code)
 
 
 def cmd_collect(args):
@@ -154,7 +155,7 @@ def cmd_summary(args, st):
     rows = q.summary(st, s, e, _hours(args), board=args.board)
     tot = q.totals(rows)
     if args.json:
-        print(json.dumps({"from": q.iso(s), "to": q.iso(e), "rows": rows, "totals": tot}))
+        emit({"from": q.iso(s), "to": q.iso(e), "rows": rows, "totals": tot})
         return 0
     print("floor summary %s .. %s (UTC)" % (q.iso(s), q.iso(e)))
     _print_rows(rows + [dict(tot, shift="total", board="")],
@@ -167,7 +168,7 @@ def cmd_tables(args, st):
     from host_tools.floor import queries as q
     rows = q.tables(st)
     if args.json:
-        print(json.dumps(rows))
+        emit(rows)
         return 0
     for r in rows:
         lr = r["last_round"]
@@ -181,12 +182,12 @@ def cmd_tables(args, st):
 @_floor
 def cmd_round(args, st):
     from host_tools.floor import queries as q
-    from host_tools.rounds import describe_round
+    from host_tools.table.rounds import describe_round
     r = q.round_detail(st, args.board, args.number)
     if r is None:
         return _fail("the floor holds no round %d of %s" % (args.number, args.board), 1)
     if args.json:
-        print(json.dumps(r))
+        emit(r)
         return 0
     print("%s round %d  journal seq %d  %s" % (r["board"], r["round"], r["seq"],
                                               q.iso(r["at"])))
@@ -205,7 +206,7 @@ def cmd_tilts(args, st):
         else (None, None)
     rows = q.tilts(st, s, e, board=args.board)
     if args.json:
-        print(json.dumps(rows))
+        emit(rows)
         return 0
     for r in rows:
         r["time"] = q.iso(r["at"])
@@ -218,7 +219,7 @@ def cmd_anomalies(args, st):
     from host_tools.floor import queries as q
     rows = q.anomalies(st, board=args.board)
     if args.json:
-        print(json.dumps(rows))
+        emit(rows)
         return 0
     for r in rows:
         r["last"] = q.iso(r["last_seen"])
@@ -242,65 +243,11 @@ def cmd_csv(args, st):
     return 0
 
 
-def add_floor_commands(sub):
-    p = sub.add_parser("collect", help="follow many tables into one database, serve "
-                       "the pit view (docs/floor.md)")
-    p.add_argument("--config", help="the floor's TOML file (tables, db, shifts, http)")
-    p.add_argument("--table", action="append", metavar="ID=PORT",
-                   help="a table to follow (repeat; over the file's)")
-    p.add_argument("--db", help="SQLite file (default floor.sqlite) or postgresql://...")
-    p.add_argument("--keys", help="key store folder (default ~/.pitboss/keys)")
-    p.add_argument("--http", help="the pit view's HOST:PORT (default 127.0.0.1:8031)")
-    p.add_argument("--no-http", action="store_true", help="no pit view")
-    p.add_argument("--poll", type=float, help="seconds between a table's rounds of "
-                   "status and export (default 0.5)")
-    p.add_argument("--shifts", help="shift start hours, UTC (default 6,14,22)")
-    p.add_argument("--seconds", type=float, help="stop after this long (default: run "
-                   "until SIGTERM or Ctrl-C)")
-    p.set_defaults(func=cmd_collect)
-
-    f = sub.add_parser("floor", help="the floor's database: summary, tables, round, "
-                       "tilts, anomalies, csv")
-    fs = f.add_subparsers(dest="floor_command", required=True)
-
-    def common(p, period=True):
-        p.add_argument("--db", help="SQLite file or postgresql://... (default "
-                       "$PITBOSS_FLOOR_DB or floor.sqlite)")
-        p.add_argument("--json", action="store_true")
-        p.add_argument("--shifts", help="shift start hours, UTC (default 6,14,22)")
-        p.add_argument("--board", help="one table only")
-        if period:
-            p.add_argument("--shift", help="current (default), previous, or "
-                           "'YYYY-MM-DD HH:MM' (its start)")
-            p.add_argument("--date", help="a whole UTC day, YYYY-MM-DD")
-            p.add_argument("--hours", type=float, help="the last N hours")
-
-    p = fs.add_parser("summary", help="per table and shift: rounds, drop, paid, hold %%, "
-                      "voids, tilts")
-    common(p)
-    p.set_defaults(func=cmd_summary)
-    p = fs.add_parser("tables", help="every table: game, round, state, last settlement")
-    common(p, period=False)
-    p.set_defaults(func=cmd_tables)
-    p = fs.add_parser("round", help="recall a round: cards and settlement")
-    common(p, period=False)
-    p.add_argument("board_id", metavar="BOARD")
-    p.add_argument("number", type=int)
-    p.set_defaults(func=lambda a: cmd_round(_with_board(a)))
-    p = fs.add_parser("tilts", help="tilts raised and cleared, with times and operator")
-    common(p)
-    p.set_defaults(func=cmd_tilts)
-    p = fs.add_parser("anomalies", help="records refused, gaps, damaged lines (exit 1 "
-                      "if any)")
-    common(p, period=False)
-    p.set_defaults(func=cmd_anomalies)
-    p = fs.add_parser("csv", help="rounds or the shift summary as CSV")
-    common(p)
-    p.add_argument("what", choices=("rounds", "summary"))
-    p.add_argument("--out", help="file (default stdout)")
-    p.set_defaults(func=cmd_csv)
-
-
 def _with_board(a):
     a.board = a.board_id
     return a
+
+
+def cmd_round_of_board(a):
+    """`pitboss floor round BOARD N`: the positional BOARD is the one table asked about."""
+    return cmd_round(_with_board(a))

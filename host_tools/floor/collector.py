@@ -10,10 +10,10 @@ import logging
 import os
 import signal
 
-from host_tools.auth import KeyStore
 from host_tools.floor.backends import DatabaseError
 from host_tools.floor.puller import Puller
 from host_tools.floor.store import Store
+from host_tools.table.auth import KeyStore
 
 log = logging.getLogger("pitboss.floor")
 

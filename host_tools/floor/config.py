@@ -4,7 +4,7 @@ address. From a TOML file (docs/floor.md has an example), overridden by the comm
 
     [floor]
     db = "floor.sqlite"            # or "postgresql://user@host/dbname"
-    keys = "~/.pitboss/keys"       # the host key store (host_tools.auth.KeyStore)
+    keys = "~/.pitboss/keys"       # the host key store (host_tools.table.auth.KeyStore)
     http = "127.0.0.1:8031"        # the pit view; "" for none
     poll = 0.5                     # seconds between a table's status and export rounds
     shifts = [6, 14, 22]           # shift start hours, UTC (default 3 x 8 h)

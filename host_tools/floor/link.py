@@ -3,7 +3,7 @@ virtual board's or emulated Pico's pty), read and written without blocking so th
 event loop follows hundreds of tables.
 
 The board's main loop answers one JSON line per command line (docs/protocol.md); lines it
-writes on its own (a shoe card, "src": "shoe") are skipped, as host_tools.protolink does.
+writes on its own (a shoe card, "src": "shoe") are skipped, as host_tools.link.protolink does.
 A reply line that does not parse is a damaged line (bytes lost on the wire): it raises
 GarbledReply, and the caller syncs again before the next command.
 """

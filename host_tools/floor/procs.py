@@ -13,14 +13,15 @@ import time
 import host_tools
 
 # Where host_tools is imported from (a checkout, or site-packages): what the processes
-# need on their path; importing host_tools puts the firmware there itself.
+# need on their path, with firmware/ for a checkout that was never installed.
 PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(host_tools.__file__)))
 REPO = host_tools.REPO
 
 
 def env():
     e = dict(os.environ)
-    e["PYTHONPATH"] = os.pathsep.join([PKG_ROOT, e.get("PYTHONPATH", "")])
+    e["PYTHONPATH"] = os.pathsep.join([PKG_ROOT] + host_tools.checkout_paths()
+                                      + [e.get("PYTHONPATH", "")])
     return e
 
 

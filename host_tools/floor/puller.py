@@ -13,10 +13,10 @@ import asyncio
 import logging
 import time
 
-from host_tools.auth import KeyStoreError
 from host_tools.floor import link as linkmod
 from host_tools.floor.backends import DatabaseError
 from host_tools.floor.records import Refusal, verify
+from host_tools.table.auth import KeyStoreError
 
 log = logging.getLogger("pitboss.floor")
 BATCH = 50  # records asked for per export (the board's EXPORT_MAX)
@@ -25,7 +25,7 @@ class Puller:
     def __init__(self, table, db, keys, poll=0.5, backoff_max=30.0, timeout=30.0,
                  opener=None, notify=None, set_clock=True):
         """`db(fn, *args)` runs a Store method on the collector's database thread
-        (awaitable); `keys` a host_tools.auth.KeyStore; `opener(port)` an awaitable
+        (awaitable); `keys` a host_tools.table.auth.KeyStore; `opener(port)` an awaitable
         giving an open line (default: a serial port, host_tools.floor.link)."""
         self.table = table
         self.board = table.id

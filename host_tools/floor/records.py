@@ -16,7 +16,7 @@ What fails is refused, reported (an anomaly row) and never stored:
 import hmac
 import json
 
-from host_tools.export import export_mac, record_crc
+from host_tools.table.export import export_mac, record_crc
 
 
 class Refusal(Exception):

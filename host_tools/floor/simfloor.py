@@ -2,7 +2,7 @@
 CPython, the same controller, journal, meters and auth as a board's) behind one pty a
 table, each answering the bench protocol exactly as a production board's main loop
 does (pitboss.loop.pump), while a dealer in the same process plays seeded rounds on it
-(wagers, the deal, each card, decisions, settlement; host_tools.rounds.plan_round).
+(wagers, the deal, each card, decisions, settlement; host_tools.table.rounds.plan_round).
 
     python -m host_tools.floor.simfloor --dir DIR --tables 10 [--prefix sim] [--rounds 5]
         [--seed 1] [--pace 0.05] [--games pr-pai-gow,nj-3card] [--tilt-every 0]
@@ -35,7 +35,6 @@ import sys
 import time
 import tty
 
-import host_tools  # noqa: F401  (puts firmware/ on sys.path)
 
 GAMES = ("pr-pai-gow", "nj-3card", "qc-caribbean", "pa-three-card-prime", "nj-5card")
 SEATS = {"pr-pai-gow": 4, "nj-3card": 4, "qc-caribbean": 4, "pa-three-card-prime": 4,
@@ -98,7 +97,7 @@ class SimTable:
             cfg = {"game": game, "seats": SEATS.get(game, 4)}
             # These tables run in production, which refuses a placeholder paytable
             # (issue 30): a game whose defaults are unverified gets the test's own.
-            from host_tools.rounds import stand_in_paytables
+            from host_tools.table.rounds import stand_in_paytables
             own = stand_in_paytables(game)
             if own:
                 cfg["paytables"] = own
@@ -190,7 +189,7 @@ class SimTable:
     def plan(self, number):
         """The steps of round `number` from where the table is: a fresh round, or one a
         power cut interrupted (replayed from the journal at boot, resumed here)."""
-        from host_tools.rounds import plan_round
+        from host_tools.table.rounds import plan_round
 
         f = self.floor
         t = self.ctl.table
@@ -235,7 +234,7 @@ class SimTable:
 class SimFloor:
     def __init__(self, folder, n, prefix="sim", first=1, rounds=5, seed=1, pace=0.05,
                  games=GAMES, tilt_every=0, tilt_hold=2.0):
-        from host_tools.auth import KeyStore
+        from host_tools.table.auth import KeyStore
 
         self.dir = os.path.abspath(folder)
         for sub in ("boards", "tty", "ctl", "keys"):
@@ -321,7 +320,8 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=None)
     a = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    from host_tools import framebuf_shim, hostfast
+    from host_tools.emu import framebuf_shim
+    from host_tools.fast import hostfast
     framebuf_shim.install()
     hostfast.install()
     floor = SimFloor(a.dir, a.tables, a.prefix, a.first, a.rounds, a.seed, a.pace,

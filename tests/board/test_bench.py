@@ -6,7 +6,10 @@ import math
 
 import pytest
 
-from host_tools import bench, bench_cpython, bench_device, bench_report
+from host_tools.bench import cli as bench
+from host_tools.bench import cpython as bench_cpython
+from host_tools.bench import device as bench_device
+from host_tools.bench import report as bench_report
 
 
 def _num(v):
@@ -166,7 +169,7 @@ def test_a_serial_port_runs_the_same_script_through_mpremote(tmp_path):
     # to :/lib), here against the virtual board behind its pty
     import shutil
 
-    from host_tools.vboard import virtual_board
+    from host_tools.emu.vboard import virtual_board
     flash = tmp_path / "flash"
     shutil.copytree(bench_device.FIRMWARE / "pitboss", flash / "pitboss",
                     ignore=shutil.ignore_patterns("__pycache__"))

@@ -6,7 +6,7 @@ The board's side runs in the background from the start of the session
 (tests/support/board_e2e.py, tests/support/background.py); CPython's is computed here."""
 import pytest
 
-from host_tools.board_vectors import compare, cpython_run
+from host_tools.deploy.board_vectors import compare, cpython_run
 from pitboss.rules import profiles
 from pitboss.verbs.rank import rank_reply
 

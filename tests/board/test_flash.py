@@ -9,9 +9,15 @@ import time
 
 import pytest
 
-from host_tools import flash as fl
-from host_tools import (errors, flash_plan, mpremote_steps, mpy_abi, mpy_build, vboard,
-                        vboard_state, verify)
+from host_tools.deploy import flash as fl
+from host_tools import output as errors
+from host_tools.deploy import flash_plan
+from host_tools.deploy import mpremote_steps
+from host_tools.deploy import mpy_abi
+from host_tools.deploy import mpy_build
+from host_tools.emu import vboard
+from host_tools.emu import vboard_state
+from host_tools.deploy import verify
 from pitboss.store import integrity
 
 # ---------------------------------------------------------------------------------------

@@ -11,14 +11,15 @@ import time
 
 import pytest
 
-from host_tools import export as ex
-from host_tools import vboard, vboard_state
-from host_tools.auth import KeyStore
-from host_tools.boardlink import Board
+from host_tools.table import export as ex
+from host_tools.emu import vboard
+from host_tools.emu import vboard_state
+from host_tools.table.auth import KeyStore
+from host_tools.link.boardlink import Board
 from host_tools.cli import main as cli_main
-from host_tools.configurator import Configurator
-from host_tools.rounds import play_many
-from host_tools.table_targets import BoardTarget
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import play_many
+from host_tools.table.targets import BoardTarget
 
 GAME = "pa-three-card-prime"
 

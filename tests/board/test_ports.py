@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 
-from host_tools import ports
+from host_tools.link import ports
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -50,8 +50,8 @@ def test_a_kept_board_by_name_auto_and_the_list(tmp_path, vb_flash):
 def test_pitboss_reset_restarts_a_loop_left_at_the_repl(tmp_path, vb_flash):
     # Issue 29 item 5: plain mpremote use leaves a service board at its REPL; there was
     # no `pitboss reset` (only `verify` restarted the loop as a side effect).
-    from host_tools.protolink import LinkError, ProtocolLink
-    from host_tools.vboard import virtual_board
+    from host_tools.link.protolink import LinkError, ProtocolLink
+    from host_tools.emu.vboard import virtual_board
     env = dict(os.environ, PITBOSS_LOCKS=str(tmp_path / "locks"))
     flash = tmp_path / "flash"
     shutil.copytree(vb_flash, flash)

@@ -19,14 +19,17 @@ import sys
 
 import pytest
 
-from host_tools import flash as fl
-from host_tools import flash_plan, mpy_abi, mpy_build, verify
-from host_tools.auth import KeyStore, auth_line
-from host_tools.boardlink import open_board
-from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
-from host_tools.configurator import Configurator
-from host_tools.table_targets import BoardTarget
-from host_tools.vboard import virtual_board
+from host_tools.deploy import flash as fl
+from host_tools.deploy import flash_plan
+from host_tools.deploy import mpy_abi
+from host_tools.deploy import mpy_build
+from host_tools.deploy import verify
+from host_tools.table.auth import KeyStore, auth_line
+from host_tools.deploy.ready import open_board
+from host_tools.link.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
+from host_tools.table.configurator import Configurator
+from host_tools.table.targets import BoardTarget
+from host_tools.emu.vboard import virtual_board
 from pitboss.store import integrity
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -311,7 +314,7 @@ def test_a_wrong_key_is_named_before_any_mac_and_never_tilts(flashed, tmp_path):
         r = cli("table", "--port", p, "status", "version", keys=keys)
         status_, version = [json.loads(x) for x in r.stdout.splitlines()]
         assert status_["tilts"] == [], status_  # no MAC was ever tried
-        from host_tools.auth import fingerprint
+        from host_tools.table.auth import fingerprint
         assert version["key_fingerprint"] == fingerprint(keys.load_key("t1"))
         # No --board-id: the store's key with the board's fingerprint.
         r = cli("config", "--port", p, "--game", "nj-5card", "--seats", "2", "--json",

@@ -12,12 +12,12 @@ import time
 
 import pytest
 
-from host_tools.auth import KeyStore
-from host_tools.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round
-from host_tools.table_targets import LocalTarget, open_table
-from host_tools.vboard import virtual_board
+from host_tools.table.auth import KeyStore
+from host_tools.link.protolink import PRODUCTION, SERVICE, ProtocolLink, probe
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round
+from host_tools.table.targets import LocalTarget, open_table
+from host_tools.emu.vboard import virtual_board
 from pitboss.rules.cards import name
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -72,7 +72,7 @@ def test_a_round_through_the_shoe_settles_the_same_while_the_host_asks(flashed, 
     assert all(r["ok"] for r in asked) and len(asked) == 2 * len(cards)
     phases = [r["phase"] for r in asked[0::2]]
     assert phases[0] == "dealing" and phases[-1] != "dealing"  # asked while it dealt
-    from host_tools.shoe_sim import dealt_check
+    from host_tools.emu.shoe_sim import dealt_check
     # in order, none lost or doubled; the banker's cards are dealt face down (issue 12:
     # their lines name no card until the settlement, which shows them)
     assert dealt_check([c["card"] for c in dealt], [name(c) for c in cards]) == (0, 0, True)
@@ -195,7 +195,7 @@ def test_export_over_the_protocol_line_in_production(flashed, tmp_path):
         with ProtocolLink(p) as link:
             link.ready()
             acked = link.request("status")
-    from host_tools import export as ex
+    from host_tools.table import export as ex
     recs = ex.read_store(res["store"])
     assert [x["seq"] for x in recs] == list(range(1, res["last"] + 1))
     assert res["acked"] == res["last"] and res["exported"] == res["last"]

@@ -8,11 +8,11 @@ import shutil
 
 import pytest
 
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
-from host_tools.table_targets import BoardTarget
-from host_tools.boardlink import Board
-from host_tools.vboard import virtual_board
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.targets import BoardTarget
+from host_tools.link.boardlink import Board
+from host_tools.emu.vboard import virtual_board
 from pitboss.hw import serialshoe
 
 SOAK_LINES = 100_000

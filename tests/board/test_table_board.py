@@ -11,15 +11,16 @@ import time
 
 import pytest
 
-from host_tools import export as ex
-from host_tools import flash as flashing
-from host_tools import vboard, vboard_state
-from host_tools.auth import KeyStore
-from host_tools.boardlink import Board
-from host_tools.screenshot import decode_png, png_from_fb
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round, play_many, play_rounds
-from host_tools.table_targets import BoardTarget, LocalTarget
+from host_tools.table import export as ex
+from host_tools.deploy import flash as flashing
+from host_tools.emu import vboard
+from host_tools.emu import vboard_state
+from host_tools.table.auth import KeyStore
+from host_tools.link.boardlink import Board
+from host_tools.emu.screenshot import decode_png, png_from_fb
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round, play_many, play_rounds
+from host_tools.table.targets import BoardTarget, LocalTarget
 from pitboss import games
 from tests.support.seeded_rounds import SEEDED
 
@@ -150,7 +151,7 @@ def _round_lines(game, seats, seed):
     before, frames, after = plan_round(game, seats, seed)
     # After a cut, the dealer goes on by hand (the bench protocol's `card`), so each
     # card is its own command here; the shoe path itself is tested above.
-    from host_tools.shoe_sim import shuffled_deck
+    from host_tools.emu.shoe_sim import shuffled_deck
     from pitboss.rules.profiles import get
     n = len(frames) // 12
     cards = ["card %d" % c for c in shuffled_deck(seed, get(game).deck)[:n]]
@@ -231,7 +232,7 @@ def test_dealer_cards_never_leave_the_board_before_settlement(vt):
     replies to the shoe's cards name a dealer card; once settled, status shows them."""
     import json
 
-    from host_tools.shoe_sim import shuffled_deck
+    from host_tools.emu.shoe_sim import shuffled_deck
     from pitboss.rules.cards import name
 
     game, seats, seed = "pa-three-card-prime", 3, 1201
@@ -250,8 +251,8 @@ def test_dealer_cards_never_leave_the_board_before_settlement(vt):
 def test_a_corrupted_first_frame_on_the_board_tilts_and_voids_the_round(vt):
     """The board's shoe numbers frames across rounds: a lost first frame of a round is a
     gap (a tilt), not the next card taken as card 1; clearing voids the round."""
-    from host_tools.shoe_sim import frames as shoe_frames
-    from host_tools.shoe_sim import shuffled_deck
+    from host_tools.emu.shoe_sim import frames as shoe_frames
+    from host_tools.emu.shoe_sim import shuffled_deck
 
     game, seats = "pa-three-card-prime", 2
     assert vt.conf.configure(game, seats)["ok"]

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from host_tools import vboard, vboard_state
+from host_tools.emu import vboard
+from host_tools.emu import vboard_state
+from host_tools.link.ports import resolve_port
 
 
 def mpremote(port, *args, timeout=30):
@@ -80,9 +82,9 @@ def test_mpremote_session_soft_reset_and_power_cycle(board_dirs, tmp_path):
 
 
 def test_resolve_port_gives_throwaway_board_and_passes_others_through():
-    with vboard.resolve_port("/dev/ttyUSB7") as port:
+    with resolve_port("/dev/ttyUSB7") as port:
         assert port == "/dev/ttyUSB7"
-    with vboard.resolve_port("virtual") as port:
+    with resolve_port("virtual") as port:
         assert mpremote(port, "exec", "print(6 * 7)").strip() == "42"
         pid = int(open(os.path.join(os.path.dirname(port), "pid")).read())
     time.sleep(0.1)
@@ -92,7 +94,7 @@ def test_resolve_port_gives_throwaway_board_and_passes_others_through():
 
 def test_cli_start_status_stop(tmp_path):
     env = dict(os.environ, PITBOSS_STATE=str(tmp_path))
-    run = lambda *a: subprocess.run([sys.executable, "-m", "host_tools.vboard", *a],  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "host_tools.emu.vboard", *a],  # noqa: E731
                                     capture_output=True, text=True, timeout=60, env=env)
     try:
         p = run("start", "--flash-dir", str(tmp_path / "f"))

@@ -6,13 +6,13 @@ was never checked. The emulated Pico tilts shoe_bad_frame for the same bytes."""
 import shutil
 import time
 
-from host_tools import shoe_sim
-from host_tools.auth import KeyStore
-from host_tools.sidechannel import control_for
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round
-from host_tools.table_targets import open_table
-from host_tools.vboard import virtual_board
+from host_tools.emu import shoe_sim
+from host_tools.table.auth import KeyStore
+from host_tools.emu.sidechannel import control_for
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round
+from host_tools.table.targets import open_table
+from host_tools.emu.vboard import virtual_board
 from pitboss.rules import profiles
 from pitboss.hw import serialshoe
 

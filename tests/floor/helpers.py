@@ -4,11 +4,11 @@ collector's puller can use (LocalLine), with hooks that tamper with what the boa
 import json
 import os
 
-from host_tools.auth import KeyStore
+from host_tools.table.auth import KeyStore
 from host_tools.floor.config import Table
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round
-from host_tools.table_targets import LocalTarget
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round
+from host_tools.table.targets import LocalTarget
 
 
 class LocalLine:

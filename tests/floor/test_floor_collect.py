@@ -15,7 +15,7 @@ import shutil
 import time
 
 
-from host_tools.auth import KeyStore
+from host_tools.table.auth import KeyStore
 from host_tools.floor.store import Store
 from host_tools.floor import procs as fr
 
@@ -37,10 +37,10 @@ def side_channel(port, timeout=60):
 def start_virtual(stack, vb_flash, folder, ident, keys):
     """A flashed virtual board provisioned under `ident` in the floor's key store,
     configured, two seeded rounds played; then kept running in production."""
-    from host_tools.configurator import Configurator
-    from host_tools.rounds import plan_round
-    from host_tools.table_targets import open_table
-    from host_tools.vboard import virtual_board
+    from host_tools.table.configurator import Configurator
+    from host_tools.table.rounds import plan_round
+    from host_tools.table.targets import open_table
+    from host_tools.emu.vboard import virtual_board
 
     flash = folder / ("flash-" + ident)
     shutil.copytree(vb_flash, flash)
@@ -133,8 +133,8 @@ def test_fifty_tables_through_power_cuts_and_collector_kills(floor_db, tmp_path,
                 col.kill9()  # anywhere: mid-transaction, between commit and ack...
                 if not vb_played:
                     # a table plays on while nobody collects: found at the restart
-                    from host_tools.rounds import plan_round
-                    from host_tools.table_targets import open_table
+                    from host_tools.table.rounds import plan_round
+                    from host_tools.table.targets import open_table
                     with open_table(vbs[0][1]) as t:
                         assert t.round(*plan_round(VB_GAME, VB_SEATS, 777))[-1]["ok"]
                     vb_played = True

@@ -57,7 +57,7 @@ def test_a_forged_record_is_refused_and_reported(floor_db, tmp_path):
     t, keys, st = setup(floor_db, tmp_path)
 
     def forge(r):  # a settlement paying a seat more, its CRC made right: no key for the MAC
-        from host_tools.export import record_crc
+        from host_tools.table.export import record_crc
         r["payload"] = r["payload"].replace('"ante"', '"antE"')
         r["crc"] = record_crc(r["seq"], ord(r["kind"]), r["payload"].encode())
     seq = [json.loads(r["payload"]).get("ev") for r in
@@ -85,7 +85,7 @@ def test_a_truncated_record_is_refused_and_reported(floor_db, tmp_path):
     # a record with a field missing (a line cut inside the reply's JSON would not parse:
     # that is a garbled line, tests/floor/test_floor_collect.py)
     run_pull(st, t, keys, None)
-    from host_tools.rounds import plan_round
+    from host_tools.table.rounds import plan_round
     assert t.round(*plan_round("nj-3card", 3, 98))[-1]["ok"]
     nxt = st.last_seq("t1") + 1
 
@@ -116,7 +116,7 @@ def test_a_replayed_record_is_refused_and_reported(floor_db, tmp_path):
     rounds = len(q.recent_rounds(st, "t1"))
     old = t.app.ctl.command("export 1 50")["records"]
     # another round, then a line that slips an old settlement in where the next seq is due
-    from host_tools.rounds import plan_round
+    from host_tools.table.rounds import plan_round
     assert t.round(*plan_round("nj-3card", 3, 99))[-1]["ok"]
     settle = [r for r in old if '"ev":"settle"' in r["payload"]][0]
 

@@ -98,10 +98,10 @@ def test_rounds_carry_the_settlement_and_the_drop_is_the_meters(floor_db, tmp_pa
 
 
 def test_tilts_with_time_and_operator_and_voids(floor_db, tmp_path):
-    from host_tools.configurator import Configurator
+    from host_tools.table.configurator import Configurator
     t, keys = local_table(tmp_path, rounds=1)
     ctl = t.app.ctl
-    from host_tools.rounds import plan_round
+    from host_tools.table.rounds import plan_round
     before, frames, after = plan_round("nj-3card", 3, 77)
     for ln in before:
         assert ctl.command(ln)["ok"]

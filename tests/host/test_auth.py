@@ -1,4 +1,4 @@
-"""pitboss.store.auth (HMAC-SHA256 on hashlib, counter against replay) and host_tools.auth."""
+"""pitboss.store.auth (HMAC-SHA256 on hashlib, counter against replay) and host_tools.table.auth."""
 import hashlib
 import hmac
 import os
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host_tools import auth as H
+from host_tools.table import auth as H
 from pitboss.store import auth as A
 from pitboss.store.auth import Auth, Mac, equal, hmac_sha256, provision
 from tests.support.powercut_fs import MemFS, PowerCut

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from host_tools import bench
+from host_tools.bench import cli as bench
 
 
 def test_the_cli_parser_takes_the_bench_options():

@@ -1,9 +1,9 @@
 """Issue 27's wear budget: the pitboss image's raw journal region lasts at least 20 years
 at 1,000 rounds a day for every game at its full table, counted as `pitboss bench
---journal` counts it (the firmware's RegionJournal over host_tools.nor_flash's model,
+--journal` counts it (the firmware's RegionJournal over host_tools.emu.nor_flash's model,
 erases per round from seeded rounds)."""
-from host_tools import bench_journal
-from host_tools.romfs_deploy import layout
+from host_tools.bench import journal as bench_journal
+from host_tools.deploy.romfs_deploy import layout
 
 
 def test_the_image_region_gives_every_game_twenty_years():

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 import boards
-from host_tools.vm import run_script
+from host_tools.emu.vm import run_script
 
 REAL = ("pico", "esp32_devkitc")
 FACTORIES = ("shoe_uart", "rfid", "display_i2c", "led", "buttons", "pins",

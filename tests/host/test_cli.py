@@ -81,9 +81,11 @@ def test_rank_census_games_need_only_the_standard_library(tmp_path):
 
 def test_one_board_error_for_real_and_virtual_boards():
     # `rank/vectors/shoe --port virtual` catch BoardError: a virtual board that will not
-    # start (vboard's) must raise the class boardlink raises (host_tools.errors'), or it
+    # start (vboard's) must raise the class boardlink raises (host_tools.output'), or it
     # escapes as a traceback.
-    from host_tools import boardlink, errors, vboard
+    from host_tools.link import boardlink
+    from host_tools import output as errors
+    from host_tools.emu import vboard
     assert boardlink.BoardError is errors.BoardError
     assert vboard.BoardError is errors.BoardError
     assert issubclass(errors.BoardError, RuntimeError)

@@ -78,7 +78,7 @@ def test_a_screenshot_is_a_png_and_its_folder_must_exist(tmp_path):
 
 
 def test_pitboss_home_moves_the_key_store(tmp_path):
-    r = subprocess.run([sys.executable, "-c", "import host_tools.auth as a; "
+    r = subprocess.run([sys.executable, "-c", "import host_tools.table.auth as a; "
                         "print(a.KeyStore().folder)"], cwd=REPO, capture_output=True,
                        text=True, env={k: v for k, v in dict(
                            os.environ, PITBOSS_HOME=str(tmp_path / "h")).items()
@@ -109,7 +109,7 @@ def test_bench_progress_is_on_stderr_and_json_stays_one_document(tmp_path):
 def test_vectors_on_a_board_say_each_step(tmp_path):
     """Item 10: `vectors --port` copies the files with a bar and says the board's run
     before the minute it takes."""
-    from host_tools import board_vectors
+    from host_tools.deploy import board_vectors
 
     class Board:
         def __init__(self):

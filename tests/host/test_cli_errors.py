@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from host_tools.auth import KeyStore
+from host_tools.table.auth import KeyStore
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NO_BOARD = "/dev/pitboss-no-such-port"
@@ -108,7 +108,7 @@ def test_flash_to_a_missing_port_fails_while_another_flash_holds_the_build(tmp_p
     wait until run()'s timeout."""
     import fcntl
 
-    from host_tools.mpy_build import BUILD
+    from host_tools.deploy.mpy_build import BUILD
 
     BUILD.mkdir(parents=True, exist_ok=True)
     with open(BUILD / ".flash.lock", "w") as f:

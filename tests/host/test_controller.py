@@ -7,11 +7,11 @@ import tempfile
 
 import pytest
 
-from host_tools import shoe_sim
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round, play_rounds
-from host_tools.table_targets import LocalTarget
+from host_tools.emu import shoe_sim
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round, play_rounds
+from host_tools.table.targets import LocalTarget
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from host_tools.auth import auth_line
+from host_tools.table.auth import auth_line
 from pitboss.store import auth as auth_mod
 from pitboss import controller as controller_mod
 from pitboss.rules import evaluator
@@ -290,7 +290,7 @@ def test_refusals_stay_refusals():
 
 
 def test_a_failing_shoe_halts_the_table_and_the_loop_goes_on(tmp_path):
-    from host_tools.table_targets import LocalTarget
+    from host_tools.table.targets import LocalTarget
 
     t = LocalTarget(str(tmp_path / "flash"), durable=False)
 
@@ -312,9 +312,9 @@ def test_a_game_configuration_imports_only_its_own_family():
     code = r'''
 import sys, tempfile
 import host_tools
-from host_tools.configurator import Configurator
-from host_tools.table_targets import LocalTarget
-from host_tools.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.targets import LocalTarget
+from host_tools.table.auth import KeyStore
 t = LocalTarget(tempfile.mkdtemp(), durable=False)
 def fams():
     return sorted(m for m in sys.modules if m.startswith("pitboss.games.") and m != "pitboss.games.table" or m == "pitboss.sim.rounds")
@@ -390,8 +390,8 @@ def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
     of objects on a Pico until the next round): the display shows each seat's amount to
     pay (issue 30's pay screen) as the settlement said, before and after a reboot's
     replay."""
-    from host_tools import shoe_sim
-    from host_tools.rounds import plan_round
+    from host_tools.emu import shoe_sim
+    from host_tools.table.rounds import plan_round
     from pitboss.rules import profiles
 
     class Display:

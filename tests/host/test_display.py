@@ -5,7 +5,8 @@ import zlib
 import pytest
 
 import boards
-from host_tools import framebuf_shim, screenshot
+from host_tools.emu import framebuf_shim
+from host_tools.emu import screenshot
 from pitboss.hw import display
 from pitboss.rules import profiles
 from pitboss.hw.ssd1306 import SSD1306

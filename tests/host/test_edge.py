@@ -1,4 +1,4 @@
-"""`pitboss edge` (host_tools/edge.py): exact figures agree with the published house
+"""`pitboss edge` (host_tools/fast/edge.py): exact figures agree with the published house
 edges to the published precision, the counted Three Card Prime Ante/Play equals dealing
 every dealer hand, sampled figures state their 95% interval."""
 import json
@@ -8,7 +8,7 @@ from itertools import combinations
 
 import pytest
 
-from host_tools import edge
+from host_tools.fast import edge
 from pitboss.rules import paytables
 from pitboss.rules.cards import parse_hand
 from pitboss.games import threecard

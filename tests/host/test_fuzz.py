@@ -7,9 +7,9 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
-from host_tools.table_targets import LocalTarget
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.targets import LocalTarget
 from pitboss.rules.cards import CardError, parse, parse_hand
 
 TOKENS = st.sampled_from(["As", "kd", "Jk", "JK", "Tc", "10h", "1s", "Ax", "", "A",

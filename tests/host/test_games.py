@@ -99,7 +99,7 @@ print("VM-GAMES-OK")
 
 @pytest.mark.vm  # the rest of the module is host (tests/support/tiers.py)
 def test_the_registry_imports_lazily_on_micropython():
-    from host_tools.vm import run_script
+    from host_tools.emu.vm import run_script
 
     vm = run_script(_VM_SCRIPT, mounts={FIRMWARE: "/"}, timeout=120)
     lines = vm.stdout.splitlines()

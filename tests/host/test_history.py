@@ -7,11 +7,11 @@ import struct
 
 import pytest
 
-from host_tools import export as ex
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
-from host_tools.rounds import play_rounds
-from host_tools.table_targets import LocalTarget
+from host_tools.table import export as ex
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import play_rounds
+from host_tools.table.targets import LocalTarget
 
 GAME = "pa-three-card-prime"
 
@@ -136,7 +136,7 @@ def test_repeated_wagers_keep_the_snapshot_bounded_and_the_table_alive(tmp_path)
 def test_worst_case_snapshot_of_every_game_fits(tmp_path):
     # One wager of every kind on every seat, every card dealt, every seat decided more
     # than once: the largest round each game can hold, well under the record limit.
-    from host_tools.rounds import plan_round
+    from host_tools.table.rounds import plan_round
     from pitboss import games
     sizes = {}
     for game in games.ids():
@@ -534,7 +534,7 @@ def test_a_full_table_plays_on_when_its_journal_is_exported(tmp_path):
 
 def test_journal_keeps_unacknowledged_segments_and_tilts_journal_full(tmp_path):
     from pitboss.controller import Controller
-    from host_tools.auth import auth_line
+    from host_tools.table.auth import auth_line
     from pitboss.store import auth as fw_auth
     key = bytes(range(1, 33))
     root = str(tmp_path / "c")

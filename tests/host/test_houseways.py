@@ -2,15 +2,15 @@
 pass the check the board runs, a casino's own way is data and is refused (bad_config,
 naming the class) when it can foul or leaves a class of hand without a setting, and no
 way fouls over every rank pattern and a seeded sample (200,000 hands per profile and way
-in the slow tier, 1,000,000 with PITBOSS_HOUSEWAY_HANDS: host_tools/houseway_check.py). The worked examples of each way are
+in the slow tier, 1,000,000 with PITBOSS_HOUSEWAY_HANDS: host_tools/proofs/houseway_check.py). The worked examples of each way are
 vectors: tests/vectors/houseway-*.vec (test_vectors.py, the VM and the Pico run them).
 """
 import os
 
 import pytest
 
-from host_tools import houseway_check
-from host_tools.vm import run_script
+from host_tools.proofs import houseway_check
+from host_tools.emu.vm import run_script
 from pitboss.rules import profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused
@@ -69,10 +69,10 @@ def test_a_casinos_own_way_is_data():
 
 
 def test_a_casinos_own_way_survives_a_power_cycle(tmp_path):
-    from host_tools.auth import KeyStore
-    from host_tools.configurator import Configurator
-    from host_tools.rounds import play_rounds
-    from host_tools.table_targets import LocalTarget
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.configurator import Configurator
+    from host_tools.table.rounds import play_rounds
+    from host_tools.table.targets import LocalTarget
     # a casino's own two-pair rule (here i-casinobonus's) on the Gold Star way: an
     # authenticated command holds at most 512 characters, a whole way does not fit
     icb = houseways.way("gold-star-icb")
@@ -210,7 +210,7 @@ def test_no_way_fouls_over_rank_patterns_and_a_sample():
 
 # Every run: 200,000 hands a profile and way (a minute on CI's two cores). The release
 # proof, issue 30's 1,000,000 (5 min there), is PITBOSS_HOUSEWAY_HANDS=1000000 or
-# `python -m host_tools.houseway_check` (its default; docs/games.md has its last result).
+# `python -m host_tools.proofs.houseway_check` (its default; docs/games.md has its last result).
 HANDS = int(os.environ.get("PITBOSS_HOUSEWAY_HANDS", "200000"))
 
 

@@ -6,7 +6,7 @@ import os
 import tempfile
 import pytest
 
-from host_tools.vm import run_script
+from host_tools.emu.vm import run_script
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LINES = "status\nrank nj-5card As Ks Qs Js Ts\r\nbogus\n\n" + "x" * 600 + "\n"
@@ -170,7 +170,7 @@ def test_missing_peripherals_tilt_and_the_table_runs_without_them():
     import types
 
     import boards.virtual as vhw
-    from host_tools.auth import auth_line
+    from host_tools.table.auth import auth_line
     from pitboss import app
     from pitboss.store import auth
 
@@ -231,10 +231,10 @@ def test_recall_is_written_one_round_at_a_time_as_the_materialised_reply():
     the journal as it is written; the line is exactly the materialised reply."""
     import io
 
-    from host_tools.auth import KeyStore
-    from host_tools.configurator import Configurator
-    from host_tools.rounds import play_rounds
-    from host_tools.table_targets import LocalTarget
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.configurator import Configurator
+    from host_tools.table.rounds import play_rounds
+    from host_tools.table.targets import LocalTarget
     from pitboss import loop
     from pitboss.verbs.records import Rows
 

@@ -16,11 +16,11 @@ import re
 import pytest
 
 from tests.support import fake_mfrc522 as F
-from host_tools import shoe_sim
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round
-from host_tools.table_targets import LocalTarget
+from host_tools.emu import shoe_sim
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round
+from host_tools.table.targets import LocalTarget
 from pitboss.hw import serialshoe, shoe as shoeframe
 from pitboss.hw import shoe as shoe_mod
 from pitboss.store import tilt
@@ -533,7 +533,7 @@ def test_a_card_with_no_round_in_play_is_forgotten_after_its_tilt(tmp_path, afte
 def test_void_voids_only_a_lost_round(tmp_path):
     # Issue 29 item 10: `pitboss void` is the tilt-clear of a misdeal, sent only when the
     # board says a round lost a card (status "lost"): never a tilt cleared by the way.
-    from host_tools.keyed_commands import void_round
+    from host_tools.table.keyed import void_round
     t, conf, shoe = make(tmp_path)
     rc, why = void_round(t, conf, "floor1")
     assert rc == 1 and "nothing to void" in why

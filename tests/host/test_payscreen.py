@@ -7,11 +7,11 @@ import tempfile
 import pytest
 
 import boards
-from host_tools.auth import KeyStore
-from host_tools.screenshot import text
-from host_tools.configurator import Configurator
-from host_tools.rounds import play_rounds
-from host_tools.table_targets import LocalTarget
+from host_tools.table.auth import KeyStore
+from host_tools.emu.screenshot import text
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import play_rounds
+from host_tools.table.targets import LocalTarget
 from pitboss.hw import display
 from pitboss.hw.ssd1306 import SSD1306
 

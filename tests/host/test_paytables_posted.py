@@ -13,10 +13,10 @@ import re
 
 import pytest
 
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
-from host_tools.rounds import stand_in_paytables
-from host_tools.table_targets import LocalTarget
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import stand_in_paytables
+from host_tools.table.targets import LocalTarget
 from pitboss.rules import paytables
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused

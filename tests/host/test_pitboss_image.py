@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from host_tools import errors, mpremote_steps, mpy_build, verify
-from host_tools import romfs_deploy as rd
-from host_tools.pico import PITBOSS_UF2, find_firmware
+from host_tools import output as errors
+from host_tools.deploy import mpremote_steps
+from host_tools.deploy import mpy_build
+from host_tools.deploy import verify
+from host_tools.deploy import romfs_deploy as rd
+from host_tools.emu.pico import PITBOSS_UF2, find_firmware
 from pitboss.store import integrity
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,7 +116,7 @@ def test_a_real_pico_gets_the_image_over_its_bootsel_drive(tmp_path, monkeypatch
 
 
 def test_the_before_after_table_has_a_row_per_figure_and_the_ratio():
-    from host_tools import bench_image
+    from host_tools.bench import image as bench_image
 
     one = {"deploy": {"chip_s": 10.0, "wall_s": 60.0}, "first_line_ms": 700,
            "boot_free": 100_000, "boot_max_block": 60_000, "min_free": 50_000,

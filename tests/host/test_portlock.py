@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from host_tools import portlock
+from host_tools.link import portlock
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -64,7 +64,7 @@ def test_the_lock_is_reentrant_in_a_process_and_ends_with_it(pty_port):
         assert portlock.holder(pty_port)["pid"] == os.getpid()
     # released: another process takes it
     r = subprocess.run([sys.executable, "-c", "import sys; sys.path[:0] = [%r]; "
-                        "from host_tools import portlock; portlock.acquire(%r); "
+                        "from host_tools.link import portlock; portlock.acquire(%r); "
                         "print('ok')" % (REPO, pty_port)], capture_output=True, text=True,
                        env=dict(os.environ), timeout=60)
     assert r.stdout.strip() == "ok", r.stderr
@@ -74,7 +74,7 @@ def test_waiting_for_a_silent_board_says_so_and_names_the_fixes(pty_port, capsys
     # Issue 29 item 5: a Pico still rebooting answered, after 30 s of silence, "does not
     # answer protocol lines (no firmware? at the REPL? ...)". The wait says what it
     # waits for while it waits, and the failure names `pitboss reset` too.
-    from host_tools.protolink import LinkError, ProtocolLink
+    from host_tools.link.protolink import LinkError, ProtocolLink
     with ProtocolLink(pty_port) as link:
         with pytest.raises(LinkError) as e:
             link.ready(4)

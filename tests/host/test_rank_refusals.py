@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from host_tools import cli, hostfast
-from host_tools.table_targets import LocalTarget
+from host_tools import cli
+from host_tools.fast import hostfast
+from host_tools.table.targets import LocalTarget
 from pitboss.rules import evaluator, profiles
 from pitboss.rules.cards import parse_hand
 from pitboss.errors import Refused

@@ -7,8 +7,8 @@ import pytest
 
 import boards.virtual as virtual
 from tests.support import fake_mfrc522 as F
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
 from pitboss import app as app_mod
 from pitboss.store.deckmap import new_deck_order
 

@@ -328,10 +328,10 @@ PG = "pr-pai-gow"
 
 
 def RegionTarget(root, kind, nor=None, sectors=64):
-    """host_tools.table_targets.LocalTarget whose board has a journal region: `kind` "nor"
+    """host_tools.table.targets.LocalTarget whose board has a journal region: `kind` "nor"
     (the raw driver over the NOR model, what the pitboss image has) or "file" (sector
     files in the target's folder, what a stock image has)."""
-    from host_tools.table_targets import LocalTarget
+    from host_tools.table.targets import LocalTarget
 
     if kind == "nor":
         nor = nor or NorFlash(sectors)
@@ -344,8 +344,8 @@ def RegionTarget(root, kind, nor=None, sectors=64):
 
 
 def region_table(tmp_path, kind, seats=6, **kw):
-    from host_tools.configurator import Configurator
-    from host_tools.auth import KeyStore
+    from host_tools.table.configurator import Configurator
+    from host_tools.table.auth import KeyStore
 
     t = RegionTarget(str(tmp_path / "flash"), kind, **kw)
     conf = Configurator(t, "r1", KeyStore(str(tmp_path / "keys")))
@@ -356,11 +356,11 @@ def region_table(tmp_path, kind, seats=6, **kw):
 
 @pytest.mark.parametrize("kind", ["nor", "file"])
 def test_a_table_on_a_region_settles_recalls_exports_and_survives_reboots(tmp_path, kind):
-    from host_tools import export as ex
-    from host_tools.configurator import Configurator
-    from host_tools.rounds import play_rounds
-    from host_tools.table_targets import LocalTarget
-    from host_tools.auth import KeyStore
+    from host_tools.table import export as ex
+    from host_tools.table.configurator import Configurator
+    from host_tools.table.rounds import play_rounds
+    from host_tools.table.targets import LocalTarget
+    from host_tools.table.auth import KeyStore
     from pitboss.store.ringjournal import RegionJournal
 
     # The reference: the same rounds on the segment-file journal.
@@ -395,8 +395,8 @@ def test_a_table_on_a_region_settles_recalls_exports_and_survives_reboots(tmp_pa
 
 
 def test_a_full_region_tilts_journal_full_and_an_export_frees_it(tmp_path):
-    from host_tools import export as ex
-    from host_tools.rounds import play_rounds
+    from host_tools.table import export as ex
+    from host_tools.table.rounds import play_rounds
 
     t, conf = region_table(tmp_path, "nor", sectors=24)  # 3 segments of 32 KB
     ctl = t.app.ctl

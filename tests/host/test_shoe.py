@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import boards
-from host_tools import shoe_sim
+from host_tools.emu import shoe_sim
 from pitboss.hw import serialshoe, shoe
 from pitboss.sim.rng import Rng, XorShift32
 

@@ -6,11 +6,12 @@ import os
 
 import pytest
 
-from host_tools import shoe_link, shoe_sim
-from host_tools.auth import KeyStore
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round
-from host_tools.table_targets import LocalTarget
+from host_tools.proofs import shoe_link
+from host_tools.emu import shoe_sim
+from host_tools.table.auth import KeyStore
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round
+from host_tools.table.targets import LocalTarget
 from pitboss.hw import serialshoe, shoe
 from pitboss.rules.cards import name
 
@@ -177,7 +178,7 @@ def test_a_frame_resent_after_a_power_cut_is_a_repeat_not_a_second_card(table):
 def test_no_card_lost_or_doubled_when_flash_writes_drop_uart_bytes(tmp_path):
     # Worst-case erases (400 ms, interrupts off) on every flash commit: the UART drops
     # bytes, the shoe resends, the controller suppresses repeats. (`python -m
-    # host_tools.shoe_link --cards 10000` is the long run; DEVELOPERS.md has its figures.)
+    # host_tools.proofs.shoe_link --cards 10000` is the long run; DEVELOPERS.md has its figures.)
     r = shoe_link.run(cards=400, erase_s=0.4, root=str(tmp_path / "f"))
     assert r["first_failure"] is None, r
     assert r["cards"] >= 400 and r["lost"] == 0 and r["doubled"] == 0

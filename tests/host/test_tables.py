@@ -1,10 +1,10 @@
 """The shipped tables are the rule core's own output, and nothing ranks at import or
 when a game's tables load (issue 9, 11, 13: cold start).
 
-host_tools/gentables.py computes every table from pitboss.rules.evaluator._eval at build time:
+host_tools/fast/gentables.py computes every table from pitboss.rules.evaluator._eval at build time:
 the board's five-card tables (firmware/pitboss/rules/tables/t5_<hash>.py, one bytes constant per
 distinct table, named by the profiles that use it) and
-the host's (host_tools/tables/<game>-<n>.bin). Here they are rebuilt from the core and
+the host's (host_tools/fast/tables/<game>-<n>.bin). Here they are rebuilt from the core and
 compared, so a rule change that is not regenerated fails.
 """
 import subprocess
@@ -12,7 +12,9 @@ import sys
 
 import pytest
 
-from host_tools import gentables, hand_keys, hostfast
+from host_tools.fast import gentables
+from host_tools.fast import hand_keys
+from host_tools.fast import hostfast
 from pitboss.rules import evaluator, profiles
 
 
@@ -113,7 +115,7 @@ def test_games_sharing_a_table_share_one_array_on_the_board(monkeypatch):
 
 
 def test_flash_copies_each_distinct_table_once(tmp_path):
-    from host_tools import mpy_build
+    from host_tools.deploy import mpy_build
     dests = mpy_build.planned_dests("pico", source=False)
     tables = sorted(d for d in dests if d.startswith(("/pitboss/rules/tables/t5_", "/pitboss/rules/tables/t2_")))
     assert tables == sorted("/pitboss/rules/tables/%s.mpy" % m for m in gentables.board_tables())

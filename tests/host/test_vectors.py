@@ -33,8 +33,8 @@ def test_vector_files_exist():
 @pytest.fixture(params=["board", "host"])
 def evaluator_path(request):
     """Every vector through the board's evaluator path (bytecode score/best, tables from
-    pitboss/rules/tables/t5_*.py) and through the host's (host_tools/hostfast.py)."""
-    from host_tools import hostfast
+    pitboss/rules/tables/t5_*.py) and through the host's (host_tools/fast/hostfast.py)."""
+    from host_tools.fast import hostfast
     if request.param == "board":
         hostfast.uninstall()
     else:
@@ -46,7 +46,7 @@ def evaluator_path(request):
 @pytest.mark.parametrize("case", CASES)
 def test_vector_cpython(case, evaluator_path):
     from pitboss.rules import evaluator
-    from host_tools import hostfast
+    from host_tools.fast import hostfast
     want = evaluator._board_score if evaluator_path == "board" else hostfast.score
     assert evaluator.score is want
     assert vectors.check(case) is None
@@ -64,7 +64,7 @@ def _cpython_tally():
 
 @pytest.mark.vm  # the rest of the module is host (tests/support/tiers.py)
 def test_vectors_on_micropython_vm():
-    from host_tools.vm import run_script
+    from host_tools.emu.vm import run_script
     r = run_script("from pitboss import vectors\nraise SystemExit(vectors.main('/vectors'))",
                    mounts={os.path.join(HERE, "..", "firmware"): "/",
                            os.path.join(HERE, "vectors"): "/vectors"},

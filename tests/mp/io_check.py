@@ -11,7 +11,7 @@ from binascii import hexlify
 try:
     import framebuf  # noqa: F401  (built into MicroPython)
 except ImportError:  # CPython: the host's stand-in, installed as the host tools do
-    from host_tools import framebuf_shim
+    from host_tools.emu import framebuf_shim
 
     framebuf_shim.install()
 

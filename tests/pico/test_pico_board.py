@@ -9,8 +9,8 @@ the soak; the Pico shows what only the chip can: its heap, its UART/I2C/SPI driv
 littlefs, power cuts inside flash writes, chip time."""
 import pytest
 
-from host_tools.board_vectors import compare
-from host_tools.screenshot import decode_png, png_from_fb
+from host_tools.deploy.board_vectors import compare
+from host_tools.emu.screenshot import decode_png, png_from_fb
 from pitboss.rules import profiles
 from pitboss.verbs.rank import rank_reply
 
@@ -59,10 +59,10 @@ def test_random_hands_per_game_as_on_cpython(tier):
 def _reference(game, seats, rounds, seed):
     import tempfile
 
-    from host_tools.auth import KeyStore
-    from host_tools.configurator import Configurator
-    from host_tools.rounds import play_rounds
-    from host_tools.table_targets import LocalTarget
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.configurator import Configurator
+    from host_tools.table.rounds import play_rounds
+    from host_tools.table.targets import LocalTarget
     t = LocalTarget(tempfile.mkdtemp(prefix="pitboss-ref-"), durable=False)
     c = Configurator(t, "ref", KeyStore(tempfile.mkdtemp()))
     c.provision()
@@ -91,7 +91,7 @@ def test_a_round_through_uart1_settles_the_same_while_the_host_sends_status_and_
     assert all(x["ok"] for x in quiet + busy), [x for x in quiet + busy if not x["ok"]][:2]
     frames = r["plans"][1][1]
     cards = [name(int(frames[i + 1:i + 3], 16)) for i in range(0, len(frames), 12)]
-    from host_tools.shoe_sim import dealt_check
+    from host_tools.emu.shoe_sim import dealt_check
     got = [x["card"] for x in busy if x.get("src") == "shoe"]
     assert dealt_check(got, cards) == (0, 0, True), (got, cards)  # face-down ones unnamed
     assert len(asked) == 2 * len(cards) and all(x["ok"] for x in asked)

@@ -10,9 +10,9 @@ import time
 
 import serial
 
-from host_tools.pico import Control
-from host_tools.vboard import pico_board
-from host_tools.vboard_state import status
+from host_tools.emu.pico import Control
+from host_tools.emu.vboard import pico_board
+from host_tools.emu.vboard_state import status
 
 import boards.pico as pico_def
 

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from host_tools.census import census
+from host_tools.fast.census import census
 from pitboss.rules.profiles import GAMES, get
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

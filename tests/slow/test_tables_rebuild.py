@@ -1,7 +1,7 @@
 """Every generated table file (firmware/pitboss/rules/tables/, host_tools/tables/) is the
 rule core's own output: rebuilt from pitboss.rules.evaluator._eval and compared, so a rule
 change that is not regenerated fails (the quick checks: tests/host/test_tables.py)."""
-from host_tools import gentables
+from host_tools.fast import gentables
 
 
 def test_every_generated_file_matches_a_rebuild_from_the_core():
@@ -14,7 +14,7 @@ def test_every_generated_file_matches_a_rebuild_from_the_core():
         == sorted(gentables.five_games() + gentables.two_games())
     assert not gentables.stale_modules(built)
     for path, data in built.items():
-        assert path.exists(), "%s missing: python -m host_tools.gentables" % path
+        assert path.exists(), "%s missing: python -m host_tools.fast.gentables" % path
         assert gentables.same(path, path.read_bytes(), data), \
-            "%s differs from a rebuild: python -m host_tools.gentables" % path
+            "%s differs from a rebuild: python -m host_tools.fast.gentables" % path
     assert gentables.main(["--check"]) == 0

@@ -7,14 +7,20 @@
   boards, boards/ never imports the firmware, and nothing a board gets
   (firmware/manifest.py) imports the host-only simulation room (pitboss.sim), directly or
   through another module;
-- no firmware or host file is over 500 lines, generated tables aside.
+- no firmware or host file is over 500 lines, generated tables aside;
+- host_tools is packages by job (fast, emu, link, deploy, table, then bench, proofs and
+  floor) under the command's own modules; each of the product's packages imports only
+  the ones before it in that list, never the benchmarks, proofs, floor or command line;
+- no host module changes sys.path (the packages are declared in pyproject.toml), board
+  scripts and the entry point aside;
+- `pitboss`'s subcommands are the one command table's (host_tools.commands).
 """
 import ast
 import fnmatch
 import re
 from pathlib import Path
 
-from host_tools import manifest
+from host_tools.deploy import manifest
 
 REPO = Path(__file__).resolve().parents[2]
 ARCH = REPO / "docs" / "architecture.md"
@@ -184,5 +190,99 @@ def test_the_checks_see_what_they_check():
     assert "pitboss.app" in g["pitboss.loop"]
     assert "pitboss.hw.board" in g["pitboss.app"]
     assert any(d.startswith("host_tools") for d in g["host_tools.cli"])
+    assert "host_tools.link.portlock" in g["host_tools.link.protolink"]
+    assert _job("host_tools.link.ports") == "link" and _job("host_tools.cli") is None
+    assert _job("host_tools.floor") == "floor" and _job("host_tools.emu.vm.runner") == "emu"
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
     assert len(_listed()) > 60
+
+
+# ---- host_tools: packages by job -----------------------------------------------------------
+
+TOP = {"__init__", "__main__", "cli", "commands", "argtypes", "output", "settings",
+       "progress", "outfile", "demo"}  # the command and its conventions
+JOBS = ("link", "emu", "deploy", "table", "fast", "bench", "proofs", "floor")
+# What the commands are made of, in layers: the host's rules stand alone, then the
+# emulated boards, the links to a board (a port may name an emulated one), the deploy,
+# and driving a table. bench, proofs and floor use them; they never use those.
+PRODUCT = ("fast", "emu", "link", "deploy", "table")
+# Run by path on a board or under MicroPython, or the entry point: their own sys.path.
+OWN_PATH = {"host_tools/__main__.py", "host_tools/bench/bench_board.py",
+            "host_tools/bench/bench_board_kit.py", "host_tools/bench/bench_card.py"}
+
+
+def _job(module):
+    """host_tools.link.ports -> 'link'; host_tools.cli -> None (the top)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or parts[1:] and parts[1] in JOBS else None
+
+
+def test_the_host_tools_are_packages_by_job():
+    loose = []
+    for rel in _sources():
+        parts = rel[:-3].split("/")
+        if parts[0] != "host_tools":
+            continue
+        if len(parts) == 2 and parts[1] not in TOP:
+            loose.append(rel)
+        if len(parts) > 2 and parts[1] not in JOBS:
+            loose.append(rel)
+    assert loose == [], "host modules outside the packages by job: %s" % loose
+    for job in JOBS:
+        assert (REPO / "host_tools" / job / "__init__.py").is_file(), job
+
+
+def test_the_host_packages_import_only_downwards():
+    # The product's packages in layers: each imports only the ones before it (and the
+    # command's conventions at the top); bench, proofs and floor use them, never the
+    # other way round, and nothing below the command imports the command line itself.
+    bad = []
+    for name, deps in _graph().items():
+        job = _job(name) if name.startswith("host_tools.") else None
+        if job not in PRODUCT:
+            continue
+        for d in deps:
+            if not d.startswith("host_tools"):
+                continue
+            dj = _job(d)
+            if d in ("host_tools.cli", "host_tools.demo"):
+                bad.append("%s imports the command line (%s)" % (name, d))
+            elif dj is not None and dj != job and (
+                    dj not in PRODUCT or PRODUCT.index(dj) > PRODUCT.index(job)):
+                bad.append("%s (%s) imports %s (%s)" % (name, job, d, dj))
+    assert bad == []
+
+
+def _changes_sys_path(tree):
+    """Where a module's code assigns to or mutates sys.path (strings of code aside)."""
+    hits = []
+    for n in ast.walk(tree):
+        target = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            target = n.func.value
+        elif isinstance(n, (ast.Assign, ast.AugAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                target = t.value if isinstance(t, ast.Subscript) else t
+        if (isinstance(target, ast.Attribute) and target.attr == "path"
+                and isinstance(target.value, ast.Name) and target.value.id == "sys"):
+            hits.append(n.lineno)
+    return hits
+
+
+def test_no_host_module_changes_sys_path():
+    bad = {}
+    for rel in _sources():
+        if rel.startswith("host_tools/") and rel not in OWN_PATH:
+            hits = _changes_sys_path(ast.parse((REPO / rel).read_text(), rel))
+            if hits:
+                bad[rel] = hits
+    assert bad == {}, "sys.path changed by (declare the package in pyproject.toml): %s" % bad
+    assert _changes_sys_path(ast.parse("import sys\nsys.path.insert(0, 'x')\n"))
+    assert _changes_sys_path(ast.parse("import sys\nsys.path[:0] = ['x']\n"))
+
+
+def test_the_subcommands_are_the_command_table():
+    from host_tools import commands
+    from host_tools.cli import build_parser
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert list(sub.choices) == list(commands.COMMANDS)

@@ -73,7 +73,7 @@ def _pyright(port, probe=None):
         "include": [rel(REPO / "firmware"), rel(REPO / "boards" / "__init__.py"),
                     rel(REPO / "boards" / f"{board}.py"), rel(REPO / "boards" / "virtual.py")],
         # firmware/manifest.py is MicroPython's manifest language (module(), package()),
-        # read by host_tools/manifest.py, not code a board runs
+        # read by host_tools/deploy/manifest.py, not code a board runs
         "exclude": ["**/__pycache__", rel(REPO / "firmware" / "manifest.py")],
         "stubPath": rel(stubs),
         "typeshedPath": rel(stubs),  # MicroPython's reduced stdlib instead of CPython's

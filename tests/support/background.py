@@ -10,7 +10,7 @@ their own thread (tests/support/pico_tier.py): this one holds the virtual-board 
 
 A job is a function `job(base_dir) -> result` (picklable), named in JOBS. Each runs in a
 worker process (one for all the jobs, started from a forkserver), not in this one: the
-foreground patches module state (tests/board/test_flash.py patches host_tools.mpremote_steps.describe,
+foreground patches module state (tests/board/test_flash.py patches host_tools.deploy.mpremote_steps.describe,
 tests/host/test_tables.py the evaluator's tables) that a job here would otherwise use.
 """
 import concurrent.futures

@@ -18,13 +18,13 @@ def random_hands(game, n, seed):
 
 
 def job(base):
-    from host_tools import flash as flashing
-    from host_tools import verify
-    from host_tools.board_rank import rank_lines
-    from host_tools.board_vectors import board_run
-    from host_tools.boardlink import Board
-    from host_tools.vboard import start
-    from host_tools.vboard_state import stop
+    from host_tools.deploy import flash as flashing
+    from host_tools.deploy import verify
+    from host_tools.deploy.board_rank import rank_lines
+    from host_tools.deploy.board_vectors import board_run
+    from host_tools.link.boardlink import Board
+    from host_tools.emu.vboard import start
+    from host_tools.emu.vboard_state import stop
     from pitboss.rules import profiles
 
     base.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
-"""host_tools.nor_flash's NOR model, cutting power with tests/powercut_fs.py's PowerCut."""
-from host_tools import nor_flash
+"""host_tools.emu.nor_flash's NOR model, cutting power with tests/support/powercut_fs.py's PowerCut."""
+from host_tools.emu import nor_flash
 from tests.support.powercut_fs import PowerCut
 
 

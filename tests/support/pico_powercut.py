@@ -1,16 +1,16 @@
 """Power cuts inside flash writes on the emulated Pico: the emulator is stopped part way
-through an erase or program of the flash chip (host_tools/pico/flash.mjs), restarted from
+through an erase or program of the flash chip (host_tools/emu/pico/flash.mjs), restarted from
 the flash file exactly as written so far, and the round goes on. Used by
 tests/support/pico_tier.py; tests/pico/test_pico_board.py asserts on what it returns."""
 import tempfile
 
-from host_tools.auth import KeyStore
-from host_tools.errors import BoardError
-from host_tools.protolink import ProtocolLink
-from host_tools.shoe_sim import shuffled_deck
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round
-from host_tools.table_targets import LocalTarget
+from host_tools.table.auth import KeyStore
+from host_tools.output import BoardError
+from host_tools.link.protolink import ProtocolLink
+from host_tools.emu.shoe_sim import shuffled_deck
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round
+from host_tools.table.targets import LocalTarget
 from pitboss.rules.profiles import get
 
 

@@ -1,6 +1,6 @@
 """A ROMFS deploy cut part way, on the emulated Pico running the pitboss image: the power
 goes inside a flash erase, inside a page program, and after the last ROMFS write before
-the manifest is completed (host_tools/romfs_deploy.py); each time the board comes back
+the manifest is completed (host_tools/deploy/romfs_deploy.py); each time the board comes back
 answering every line with the firmware_mismatch tilt, never running a mix of the old and
 the new code (the frozen main.py's check, boards/rp2/PITBOSS_PICO/modules). A deploy
 that finishes then boots the new code and verifies. Used by tests/support/pico_tier.py (job
@@ -14,9 +14,10 @@ import shutil
 import time
 from pathlib import Path
 
-from host_tools import flash as flashing
-from host_tools import errors, verify
-from host_tools.protolink import LinkError, ProtocolLink
+from host_tools.deploy import flash as flashing
+from host_tools import output as errors
+from host_tools.deploy import verify
+from host_tools.link.protolink import LinkError, ProtocolLink
 
 MARK = "ROMFS_CUT_MARK"
 
@@ -111,7 +112,7 @@ def damaged_littlefs(pico):
     both superblock copies damaged after their magic, the board boots into the tilt
     naming it (no ROMFS code runs); the bytes put back, it boots the table again with
     everything on littlefs (the key, the manifest) as it was."""
-    from host_tools.romfs_deploy import layout
+    from host_tools.deploy.romfs_deploy import layout
     L = layout()
     at = L["CODE_BYTES"] + L["ROMFS_BYTES"] + L["LFS_START"]  # offset in flash.bin
     path = Path(pico.flash) / "flash.bin"

@@ -3,8 +3,8 @@ the boot budget, the heap, junk on the serial line, and a watchdog recovery.
 
 One Pico: flashed and provisioned in service mode (GP22 held low), then powered up with
 the switch released, so its main loop owns the USB serial port and everything below is a
-protocol line (host_tools.protolink) or shoe bytes on UART1 (the control socket). Every
-round is checked against the same firmware on CPython (table_targets.LocalTarget).
+protocol line (host_tools.link.protolink) or shoe bytes on UART1 (the control socket). Every
+round is checked against the same firmware on CPython (host_tools.table.targets.LocalTarget).
 Figures are emulated chip time at 125 MHz (`mem`'s up_ms: time.ticks_ms() on the chip).
 """
 import json
@@ -13,15 +13,16 @@ import random
 import shutil
 import time
 
-from host_tools import flash as flashing
-from host_tools import vboard, vboard_state
-from host_tools.auth import KeyStore
-from host_tools.boardlink import Board
-from host_tools.pico import control_for
-from host_tools.protolink import LinkError, ProtocolLink
-from host_tools.configurator import Configurator
-from host_tools.rounds import plan_round, stand_in_paytables
-from host_tools.table_targets import LocalTarget, PicoTarget
+from host_tools.deploy import flash as flashing
+from host_tools.emu import vboard
+from host_tools.emu import vboard_state
+from host_tools.table.auth import KeyStore
+from host_tools.link.boardlink import Board
+from host_tools.emu.pico import control_for
+from host_tools.link.protolink import LinkError, ProtocolLink
+from host_tools.table.configurator import Configurator
+from host_tools.table.rounds import plan_round, stand_in_paytables
+from host_tools.table.targets import LocalTarget, PicoTarget
 
 BOARD_ID = "pico"
 GAME, SEATS = "nj-3card", 3
@@ -47,7 +48,7 @@ def twin_region():
 
         hw = boards.load("pico")
         return lambda root, fs: drivers.journal_region(hw, root, fs)
-    from host_tools.romfs_deploy import layout
+    from host_tools.deploy.romfs_deploy import layout
     from pitboss.store.region import FileRegion
 
     sectors = layout()["JOURNAL_BYTES"] // 4096
@@ -58,7 +59,7 @@ def raw_region_into(flash_bin, region_dir):
     """Write the twin's region (its sector files) into the pitboss image's raw journal
     region of a stopped emulated Pico's flash file, as the chip would hold it: a missing
     sector file or the part past its end is erased flash (0xFF)."""
-    from host_tools.romfs_deploy import layout
+    from host_tools.deploy.romfs_deploy import layout
 
     L = layout()
     at = L["CODE_BYTES"] + L["ROMFS_BYTES"] + L["JOURNAL_START"]
@@ -322,7 +323,7 @@ LINES = ("status", "meters", "recall 1", "tilt", "version", "deck", "bogus")
 
 
 class _LinkTarget:
-    """host_tools.export's target over the protocol line (what a pit's host does)."""
+    """host_tools.table.export's target over the protocol line (what a pit's host does)."""
 
     def __init__(self, session):
         self.s = session
@@ -334,7 +335,7 @@ class _LinkTarget:
 def _export(s, folder):
     """Export the Pico's journal and acknowledge it (a signed line); the twin's journal is
     acknowledged to the same seq directly (it is only the reference)."""
-    from host_tools.export import export
+    from host_tools.table.export import export
 
     r = export(_LinkTarget(s), s.keys, BOARD_ID, str(folder))
     ctl = s.local.app.ctl
@@ -468,7 +469,7 @@ def _deck_by_rfid(s):
     """deck-register (signed) on the running loop, the 52 tags presented in order on the
     emulated MFRC522 (the loop answers each unasked), then one round dealt by tag and
     settled as the CPython twin settles it from the serial shoe's frames."""
-    from host_tools.shoe_sim import shuffled_deck
+    from host_tools.emu.shoe_sim import shuffled_deck
     from pitboss.store.deckmap import new_deck_order
     from tests.support.rfid_deck import uid_for
 
@@ -528,7 +529,7 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
     and `recall 50`. reuse: the base of a Pico already flashed and provisioned (the
     survive run's): its flash and keys are copied instead of flashing again."""
 
-    from host_tools.rounds import play_rounds
+    from host_tools.table.rounds import play_rounds
 
     if reuse is not None:
         shutil.copytree(reuse / "flash", base / "flash")

@@ -19,16 +19,18 @@ import threading
 import time
 from pathlib import Path
 
-from host_tools import flash as flashing
-from host_tools import vboard, vboard_state, verify
-from host_tools.auth import KeyStore
-from host_tools.board_rank import rank_lines
-from host_tools.board_vectors import board_run, cpython_run
-from host_tools.boardlink import Board
-from host_tools.errors import BoardError
-from host_tools.pico import control_for
-from host_tools.configurator import Configurator
-from host_tools.table_targets import PicoTarget
+from host_tools.deploy import flash as flashing
+from host_tools.emu import vboard
+from host_tools.emu import vboard_state
+from host_tools.deploy import verify
+from host_tools.table.auth import KeyStore
+from host_tools.deploy.board_rank import rank_lines
+from host_tools.deploy.board_vectors import board_run, cpython_run
+from host_tools.link.boardlink import Board
+from host_tools.output import BoardError
+from host_tools.emu.pico import control_for
+from host_tools.table.configurator import Configurator
+from host_tools.table.targets import PicoTarget
 from pitboss.rules import profiles
 from pitboss.rules.cards import names
 from tests.support import timeline
@@ -63,7 +65,7 @@ SIDE_JOBS = ("survive",)
 # RFID reader the table's shoe): a round dealt through UART1 while the host sends
 # `status` and `recall` between frames; then LINK_CARDS cards through the acknowledged
 # link with the flash chip at its worst case (W25Q16JV: 400 ms sector erase, 3 ms page
-# program), so bytes are really dropped. `python -m host_tools.pico_link --cards 10000`
+# program), so bytes are really dropped. `python -m host_tools.proofs.pico_link --cards 10000`
 # is the long run.
 SERIAL_GAME, SERIAL_SEATS, SERIAL_SEED = "nj-3card", 3, 40
 LINK_GAME, LINK_SEATS = "nj-5card", 6
@@ -92,7 +94,7 @@ def full_journal_segments():
 
 def image_is_pitboss():
     """Does the tier's Pico boot the pitboss image (the default) rather than stock?"""
-    from host_tools.pico import PITBOSS, PITBOSS_UF2
+    from host_tools.emu.pico import PITBOSS, PITBOSS_UF2
     want = os.environ.get("PITBOSS_PICO_UF2") or PITBOSS
     return want == PITBOSS or Path(want).resolve() == PITBOSS_UF2.resolve()
 
@@ -340,9 +342,9 @@ class Jobs:
 
     def job_serial(self, a):
         """Protocol lines to the running loop (service mode; the loop runs there too)."""
-        from host_tools.pico_link import deal_rounds
-        from host_tools.rounds import plan_round
-        from host_tools.table_targets import ProtoTarget
+        from host_tools.proofs.pico_link import deal_rounds
+        from host_tools.table.rounds import plan_round
+        from host_tools.table.targets import ProtoTarget
 
         self._provisioned(a)
         a.close()  # a soft reset: the table's loop runs again
@@ -496,7 +498,7 @@ class Jobs:
     def job_romfs(self, a):
         """Issue 27: ROMFS deploys cut part way boot into a tilt, never a mix of old and
         new code (tests/support/pico_romfs_cut.py), on a Pico of its own from the fresh flash."""
-        from host_tools.vm.runner import repo_root
+        from host_tools.emu.vm.runner import repo_root
         from tests.support.pico_romfs_cut import run_cuts
         if not image_is_pitboss():
             return {"skipped": "the Pico tier runs the stock image (PITBOSS_PICO_UF2)"}
@@ -523,7 +525,7 @@ class Jobs:
             on_board, v_chip, v_wall = self._chip(d, lambda: board_run(d.board,
                                                                       STOCK_VECTORS))
             from tests.support.pico_powercut import round_lines
-            from host_tools.table_targets import LocalTarget
+            from host_tools.table.targets import LocalTarget
             d.conf.provision()
             assert d.conf.configure(CUT_GAME, CUT_SEATS)["ok"]
             ref = LocalTarget(durable=False)

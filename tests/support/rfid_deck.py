@@ -1,12 +1,12 @@
 """RFID on the emulated Pico: the firmware's MFRC522 driver on SPI0 against the emulator's
-reader model (host_tools/pico/mfrc522.mjs). A deck registered tag by tag, a round dealt by
+reader model (host_tools/emu/pico/mfrc522.mjs). A deck registered tag by tag, a round dealt by
 tag and settled, and the reader's faults. Used by tests/support/pico_tier.py (background job);
 tests/pico/test_pico_board.py asserts on what it returns."""
 import json
 
-from host_tools.shoe_sim import shuffled_deck
-from host_tools.rounds import plan_round
-from host_tools.table_targets import LocalTarget
+from host_tools.emu.shoe_sim import shuffled_deck
+from host_tools.table.rounds import plan_round
+from host_tools.table.targets import LocalTarget
 from pitboss.store.deckmap import new_deck_order
 
 GAME, SEATS, SEED = "nj-3card", 3, 4242
@@ -53,8 +53,8 @@ def register_and_deal(pico):
     dealt = [json.loads(ln) for ln in b.exec(_POLL % (n + 5)).splitlines() if ln]
     settled = pico.target.commands(after)[-1]
     ref = LocalTarget(durable=False)
-    from host_tools.auth import KeyStore
-    from host_tools.configurator import Configurator
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.configurator import Configurator
     import tempfile
     rc = Configurator(ref, "ref", KeyStore(tempfile.mkdtemp()))
     rc.provision()

@@ -66,7 +66,8 @@ if __name__ == "__main__":
     if sys.argv[1:2] != ["ref"] or len(sys.argv) != 3:
         sys.exit("usage: python -m tests.support.seeded_rounds ref OUT.json")
     sys.path[:0] = [REPO, os.path.join(REPO, "firmware")]
-    from host_tools import framebuf_shim, hostfast
+    from host_tools.emu import framebuf_shim
+    from host_tools.fast import hostfast
     hostfast.install()
     framebuf_shim.install()
     data = reference()

@@ -1,11 +1,11 @@
-"""Heap allocated by a dealt card's path on the MicroPython 1.27 VM (host_tools/bench_card.py):
+"""Heap allocated by a dealt card's path on the MicroPython 1.27 VM (host_tools/bench/bench_card.py):
 the journal's append of a card's record on a flash region allocates only the CRC-32 values
 binascii returns (ints above MicroPython's small-int range are heap objects, ~100 B a
 record), and the whole path, shoe card to reply, allocates far less than on segment files
 (issue 27). The figures are printed (pytest -s) for docs/bench.md."""
 import os
 
-from host_tools.vm import run_script
+from host_tools.emu.vm import run_script
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -2,7 +2,7 @@
 
 tests/mp/io_check.py runs the shoe decoder on a faulted stream, registers/saves/loads a
 deck map, renders the display screens (the VM's built-in framebuf against CPython's
-host_tools.framebuf_shim, compared by SHA-256 of the buffers), reads UIDs through the MFRC522 driver
+host_tools.emu.framebuf_shim, compared by SHA-256 of the buffers), reads UIDs through the MFRC522 driver
 and the simulated chip, and draws from the RNG; both runs must print the same JSON.
 """
 import json
@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 
-from host_tools.vm import run_script
+from host_tools.emu.vm import run_script
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(HERE)

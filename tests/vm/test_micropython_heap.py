@@ -1,7 +1,7 @@
 """The evaluator's hot path allocates nothing on MicroPython: it ranks under heap_lock()."""
 import os
 
-from host_tools.vm import run_script
+from host_tools.emu.vm import run_script
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

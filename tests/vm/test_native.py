@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from host_tools import mpy_abi, mpy_build
+from host_tools.deploy import mpy_abi
+from host_tools.deploy import mpy_build
 from pitboss.rules import profiles
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

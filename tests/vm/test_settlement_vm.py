@@ -43,7 +43,7 @@ def cpython():
 
 @pytest.fixture(scope="module")
 def vm():
-    from host_tools.vm import run_script
+    from host_tools.emu.vm import run_script
     r = run_script(SCRIPT, mounts={os.path.join(REPO, "firmware"): "/"},
                    args=[str(ROUNDS)], timeout=600)
     # the sentinel line, not only the exit status, proves the script ran to the end

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from host_tools import auth as H
-from host_tools.vm import run_script
+from host_tools.table import auth as H
+from host_tools.emu.vm import run_script
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIRMWARE = os.path.join(REPO, "firmware")

@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from host_tools.vm import VMError, repo_root, run_script
-from host_tools.vm.runner import RUN_MJS, find_node
+from host_tools.emu.vm import VMError, repo_root, run_script
+from host_tools.emu.vm.runner import RUN_MJS, find_node
 
 
 def test_script_runs_and_prints_with_mounts_args_and_stdin(tmp_path):

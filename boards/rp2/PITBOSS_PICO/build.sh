@@ -47,7 +47,7 @@ elif [ -n "$VARIANT" ]; then
 else
   mkdir -p "$HERE/build"
   cp "$DIR/out/$name.uf2" "$HERE/build/"
-  # SHA256SUMS pins every committed image (host_tools/pico checks the one it boots).
+  # SHA256SUMS pins every committed image (host_tools/emu/pico checks the one it boots).
   (cd "$HERE/build" && sha256sum -- *.uf2 > SHA256SUMS)
   echo "wrote $HERE/build/$name.uf2 ($(sha256sum "$HERE/build/$name.uf2" | cut -d' ' -f1))"
 fi

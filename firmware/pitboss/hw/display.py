@@ -2,11 +2,11 @@
 # characters (framebuf's 8x8 font), drawn on any framebuf.FrameBuffer:
 #   - the SSD1306 itself on a board (pitboss.hw.ssd1306, whose show() sends the frame),
 #   - a plain MONO_VLSB buffer on the virtual board and on CPython (framebuffer() below),
-#     which host_tools/screenshot.py turns into a PNG.
+#     which host_tools/emu/screenshot.py turns into a PNG.
 # Screens are pure functions of their arguments: redrawing the same state gives the same
 # bytes, so tests compare buffers and the VM test compares MicroPython with CPython.
 # Built into MicroPython. On CPython the host installs its stand-in first
-# (host_tools.framebuf_shim.install()): the firmware itself carries no host code.
+# (host_tools.emu.framebuf_shim.install()): the firmware itself carries no host code.
 import framebuf
 
 from pitboss.compat import const

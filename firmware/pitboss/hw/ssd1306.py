@@ -6,7 +6,7 @@
 # The board module (board.display()) builds this from its I2C bus; the virtual board builds
 # it on a simulated bus, so the same driver runs on every board.
 # Built into MicroPython. On CPython the host installs its stand-in first
-# (host_tools.framebuf_shim.install()): the firmware itself carries no host code.
+# (host_tools.emu.framebuf_shim.install()): the firmware itself carries no host code.
 import framebuf
 from array import array
 from binascii import crc32

@@ -176,7 +176,7 @@ def _eval(p, c, n):
 
 # Five-card fast path (five cards ranked as a five-card hand, no joker). It is not a
 # second copy of the rules: its tables are _eval()'s own output, one hand per class,
-# computed at build time by host_tools/gentables.py and shipped as one `bytes` constant
+# computed at build time by host_tools/fast/gentables.py and shipped as one `bytes` constant
 # per distinct table in pitboss/rules/tables/t5_<hash>.py, named by the profile (p.t5; games whose
 # rules give the same table share it; tests/host/test_tables.py rebuilds them from _eval and
 # compares). A board loads only the tables of the games it ranks, on first use: one
@@ -325,7 +325,7 @@ _board_score = score  # the board's score() (tests run it on CPython too)
 
 
 def use(fast=None, fast_best=None):
-    """Install a faster score() and best() (the host's tables: host_tools/hostfast.py)
+    """Install a faster score() and best() (the host's tables: host_tools/fast/hostfast.py)
     or, with None, the board's own. Called explicitly by the host side, never at import;
     every function here (rank, played) and every caller of evaluator.score() follows."""
     global score, best

@@ -90,7 +90,7 @@ class Profile:
         # The five-card fast path's table (pitboss.rules.evaluator): None until the game's
         # first hand loads it from its generated module (t5: pitboss/<t5>.py, named by
         # the table's content, shared by games whose rules give the same table;
-        # host_tools/gentables.py checks the name), an empty array if it has none.
+        # host_tools/fast/gentables.py checks the name), an empty array if it has none.
         self.t5 = t5
         self.t2 = t2  # the same for a two-card game (Pai Gow's low hand)
         self.fast = None
@@ -111,7 +111,7 @@ _THREE = (HIGH, PAIR, FLUSH, STRAIGHT, TRIPS, SF, ROYAL)
 _PR_HIGH = _FIVE + (FIVE_ACES,)  # PR B.1: five aces above the royal flush
 _NJ5 = "new-jersey-poker-ranks.txt (b), (c), (e)"
 _PR = "puerto-rico-pai-gow-poker-ranks.es.txt A, B, C, E"
-# The five-card fast-path tables (generated: host_tools/gentables.py). Five aces need the
+# The five-card fast-path tables (generated: host_tools/fast/gentables.py). Five aces need the
 # joker, which the fast path hands to the core, so below it these ladders are _FIVE's:
 _T5_LOW = "t5_30a28e9b"  # the wheel the lowest straight (NJ (c)2, QC, PR D's option)
 _T5_PR = "t5_e7fb9024"  # the wheel the second straight, top straight flush (PR B.3, B.7)

@@ -1,7 +1,7 @@
 # Deterministic random numbers: Marsaglia's xorshift32 with shifts 13/17/5, in plain ints
 # so that CPython and MicroPython produce the same cards for the same seed. The one
-# generator of the project: the shoe simulator (host_tools/shoe_sim.py), the round
-# simulator (simulate_round), the host's round plans (host_tools/rounds.py) and the
+# generator of the project: the shoe simulator (host_tools/emu/shoe_sim.py), the round
+# simulator (simulate_round), the host's round plans (host_tools/table/rounds.py) and the
 # board benchmark all use this class.
 #
 # It is for simulations and tests only. A real table never shuffles: the cards come out

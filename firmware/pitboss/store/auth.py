@@ -10,7 +10,7 @@
 #
 # MicroPython has no hmac module, so HMAC (RFC 2104) is built on hashlib.sha256 (in
 # pitboss.store.integrity); tests/host/test_auth.py checks it against CPython's hmac and RFC 4231. The per-board key is
-# written at provisioning (provision() over the REPL, host_tools/auth.py) to flash and is
+# written at provisioning (provision() over the REPL, host_tools/table/auth.py) to flash and is
 # only ever held in RAM as the two padded HMAC keys: nothing here returns or prints it.
 import hashlib
 from binascii import hexlify, unhexlify

@@ -1,6 +1,6 @@
 # Are the files on this board the ones the host flashed?
 #
-# The flasher (host_tools/flash.py) keeps /manifest.sha256 on the board, in sha256sum's
+# The flasher (host_tools/deploy/flash.py) keeps /manifest.sha256 on the board, in sha256sum's
 # format ("<hex>  <path>" per line) after one header line:
 #     # pitboss-manifest board=pico mode=mpy state=complete
 # It writes the new manifest with state=pending *before* copying anything and rewrites it
@@ -307,7 +307,7 @@ def deferred_check():
     return prog.step if prog is not None and getattr(prog, "deferred", None) else None
 
 
-# ---- called by the host through the REPL (host_tools/flash.py) ----------------------
+# ---- called by the host through the REPL (host_tools/deploy/flash.py) ----------------------
 # Each prints one line "PITBOSS-INTEGRITY <json>" that the host looks for in the output.
 
 

@@ -1,6 +1,6 @@
 # The journal's records on flash (docs/journal.md, "Journal records", with a worked hex
 # example): one format for both journals (pitboss.store.journal on segment files,
-# pitboss.store.ringjournal on a flash region), and for host_tools/export.py, which
+# pitboss.store.ringjournal on a flash region), and for host_tools/table/export.py, which
 # rebuilds an exported record's CRC-32 with frame().
 #
 # record: magic u8, kind u8, seq u32, len u16, hchk u16 (low 16 bits of CRC-32 of the

@@ -16,7 +16,7 @@
 # into MICROPY_HW_ROMFS_BYTES / MICROPY_HW_FLASH_STORAGE_BYTES, so C and Python cannot
 # disagree), the board's frozen _boot.py (mounts LFS only), boards/pico.py
 # (journal_flash(): the raw region as rp2.Flash), pitboss.store.integrity (hashes CODE and
-# ROMFS), and the host (host_tools/pico: the emulator and `pitboss flash`), which loads
+# ROMFS), and the host (host_tools/emu/pico: the emulator and `pitboss flash`), which loads
 # this file by path. Frozen into the image, so `import pitboss_layout` works on the
 # pitboss image only: a stock image has no such module (and no raw region).
 # Every value is a multiple of the 4 KB sector; CODE + ROMFS + STORAGE is the flash.

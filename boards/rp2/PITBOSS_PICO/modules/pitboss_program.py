@@ -4,7 +4,7 @@
 # deployed. The flasher's manifest on littlefs (/manifest.sha256, pitboss.store.integrity)
 # lists each as a line "<sha256>  @core/<bytes>" / "<sha256>  @romfs/<bytes>"; it is
 # written pending before the deploy and complete only after the board re-hashed both
-# (host_tools/romfs_deploy.py). check() hashes the ROMFS at boot, before any of its code
+# (host_tools/deploy/romfs_deploy.py). check() hashes the ROMFS at boot, before any of its code
 # runs; pitboss.store.integrity then finds the result in `verified` instead of hashing it
 # twice (SHA-256 here: ~1.1 ms a KB of chip time). The core (344 KB, ~0.37 s) is what runs
 # this check, so hashing it first proves nothing more than hashing it a moment later: it is
@@ -162,7 +162,7 @@ def tilted(why):
         micropython.kbd_intr(3)
         print("PITBOSS tilt %s; service mode: Ctrl-C for the REPL, then pitboss flash" % msg)
     # "version" and "mode" as the firmware's own `version` reply has them, so the host's
-    # probe (host_tools/protolink.py) tells service from production here too.
+    # probe (host_tools/link/protolink.py) tells service from production here too.
     # The line is echoed back (cut short), so a host waiting for the answer to a line of
     # its own (protolink.ready) knows this one is it.
     reply = {"ok": False, "error": {"code": "tilted", "message": msg},

@@ -1,0 +1,209 @@
+// The emulated Raspberry Pi Pico: stock MicroPython (a UF2) on rp2040js, its USB CDC serial
+// on stdin/stdout, a control socket for the host (power cuts, the shoe's UART bytes, the
+// display and reader models, GPIO levels, cycle counts). host_tools/emu/vboard.py runs it
+// behind a pseudo-terminal (`pitboss board start --kind pico`).
+//
+//   node host_tools/emu/pico/board.mjs --uf2 FILE --bootrom FILE --flash FILE
+//        [--ctl SOCKET] [--gpio N=0|1]... [--held FILE] [--no-display] [--no-rfid] [--reset-reason N]
+//        [--flash-erase-ms MS] [--flash-page-ms MS]   (flash.mjs: 45 and 0.7 by default)
+//
+// A watchdog reset (the WDT not fed, or machine.reset()) ends this process with exit code
+// WATCHDOG_EXIT after the flash file is complete; vboard's daemon then starts the chip
+// again from that flash behind the same pty, with --reset-reason set, so the firmware's
+// machine.reset_cause() reads WDT_RESET as on the chip. rp2040js 1.4.1 only logs a
+// watchdog trigger.
+//
+// The five rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3), and the
+// run loop below (5: an idle chip with no timer armed waits for input instead of spinning).
+import { RP2040, ConsoleLogger, LogLevel } from './rp2040.mjs';
+import { loadBootrom, loadUF2 } from './image.mjs';
+import { FlashFile } from './flash.mjs';
+import { CDCLink } from './usbcdc.mjs';
+import { AckingShoe, UARTLine, fixTxInterrupt } from './uart.mjs';
+import { GPIOLevels } from './gpio.mjs';
+import { SSD1306 } from './ssd1306.mjs';
+import { MFRC522 } from './mfrc522.mjs';
+import { serveControl } from './control.mjs';
+
+const NS_PER_CYCLE = 8; // 125 MHz
+const WATCHDOG_EXIT = 75; // host_tools/emu/vboard_daemon.py: WATCHDOG_EXIT
+const SLICE = 200000;   // instructions between looks at the host's input
+
+function parseArgs(argv) {
+  const a = { gpio: {}, display: true, rfid: true };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i];
+    const v = () => argv[++i];
+    if (k === '--uf2') a.uf2 = v();
+    else if (k === '--bootrom') a.bootrom = v();
+    else if (k === '--flash') a.flash = v();
+    else if (k === '--ctl') a.ctl = v();
+    else if (k === '--held') a.held = v();
+    else if (k === '--gpio') {
+      const [pin, level] = v().split('=');
+      a.gpio[Number(pin)] = Number(level) ? 1 : 0;
+    } else if (k === '--reset-reason') a.resetReason = Number(v());
+    else if (k === '--no-display') a.display = false;
+    else if (k === '--no-rfid') a.rfid = false;
+    else if (k === '--flash-erase-ms') a.eraseMs = Number(v());
+    else if (k === '--flash-page-ms') a.pageMs = Number(v());
+    else throw new Error(`unknown argument ${k}`);
+  }
+  for (const need of ['uf2', 'bootrom', 'flash']) {
+    if (!a[need]) throw new Error(`--${need} is required`);
+  }
+  return a;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const mcu = new RP2040();
+// "Read from invalid SIO address 0x50/0x58" on every flash write is harmless noise.
+mcu.logger = new ConsoleLogger(LogLevel.Error);
+mcu.loadBootrom(loadBootrom(args.bootrom));
+const core = mcu.core;
+const clock = mcu.clock;
+
+let out = [];           // board -> host bytes, written once per slice
+let running = true;
+let cutAtCycle = -1;
+const stats = { boot_ready_cycles: null, boot_ready_ns: null };
+
+function log(msg) {
+  process.stderr.write(`pico: ${msg}\n`);
+}
+
+function flushOut() {
+  if (out.length) {
+    process.stdout.write(Buffer.concat(out));
+    out = [];
+  }
+}
+
+function powerCut(reason) {
+  running = false;
+  log(`power cut ${reason} (cycle ${core.cycles}, ${clock.nanos} ns)`);
+  flushOut();
+  flash.close();
+  process.exit(0);
+}
+
+const flash = new FlashFile(mcu, args.flash, powerCut, { eraseMs: args.eraseMs, pageMs: args.pageMs });
+
+// The watchdog (WATCHDOG_BASE): its REASON register as the chip keeps it across the reset
+// (1 = timer, 2 = forced), and a trigger ends this run for the daemon to restart.
+const watchdog = mcu.peripherals[0x40058];
+if (args.resetReason) watchdog.reason = args.resetReason;
+watchdog.onWatchdogTrigger = () => {
+  running = false;
+  log(`watchdog reset (reason ${watchdog.reason}) at cycle ${core.cycles}, ${clock.nanos} ns`);
+  flushOut();
+  flash.close();
+  process.exit(WATCHDOG_EXIT + (watchdog.reason === 2 ? 1 : 0));
+};
+// Load the firmware from the UF2 over whatever the file held, as the USB bootloader would.
+loadUF2(args.uf2, mcu.flash);
+flash.writeAll();
+
+const cdc = new CDCLink(mcu, (data) => out.push(Buffer.from(data)), () => {
+  stats.boot_ready_cycles = core.cycles;
+  stats.boot_ready_ns = clock.nanos;
+  log(`usb serial up at cycle ${core.cycles}`);
+  process.stderr.write('PITBOSS-PICO-READY\n');
+}, () => clock.nanos);
+
+for (const u of mcu.uart) fixTxInterrupt(u);
+const uarts = [new UARTLine(mcu, mcu.uart[0]), new UARTLine(mcu, mcu.uart[1])];
+// The acknowledging shoe as a device on each UART, dealt through the control socket.
+const shoes = uarts.map((line) => new AckingShoe(clock, line));
+const gpio = new GPIOLevels(mcu, args.gpio, args.held);
+const display = new SSD1306(mcu.i2c[0], 0x3c, args.display, clock);
+const rfid = new MFRC522(mcu, mcu.spi[0], { cs: 17, rst: 20, present: args.rfid });
+
+mcu.core.PC = 0x10000000;
+mcu.core.registers[13] = 0x20041000; // harmless if the bootrom path resets it
+
+// ---- run loop ---------------------------------------------------------------------------
+let scheduled = false;
+function wake() {
+  if (!scheduled && running) {
+    scheduled = true;
+    setImmediate(run);
+  }
+}
+
+// control 'profile': the program counter sampled every 64th instruction (a developer's
+// tool: where a figure's cycles go, mapped to functions with the image's ELF).
+let profile = null;
+
+let hung = false;  // control 'hang': no instruction runs, the clock (and watchdog) go on
+
+function run() {
+  scheduled = false;
+  let idle = false;
+  if (hung) {
+    clock.tick(SLICE * NS_PER_CYCLE);  // a watchdog reset ends the process from in here
+    flushOut();
+    wake();
+    return;
+  }
+  for (let i = 0; i < SLICE; i++) {
+    if (flash.busyNs > 0) {
+      // A flash erase/program in progress, interrupts off: time (and the UART lines, the
+      // timers, the watchdog) runs on, no instruction executes (flash.mjs).
+      const ns = flash.busyNs;
+      flash.busyNs = 0;
+      clock.tick(ns);
+      if (!running) return;
+    }
+    if (core.waiting) {
+      const next = clock.nanosToNextAlarm;
+      if (!clock.nextAlarm) { idle = true; break; }  // fix 5: nothing can happen until input
+      clock.tick(next > 0 ? next : 0);
+      i += 64;
+    } else {
+      if (profile && (++profile.n & 63) === 0) {
+        const pc = core.PC;
+        profile.pcs.set(pc, (profile.pcs.get(pc) || 0) + 1);
+      }
+      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      if (cutAtCycle >= 0 && core.cycles >= cutAtCycle) {
+        powerCut(`at cycle ${cutAtCycle}`);
+        return;
+      }
+    }
+    if (!running) return;
+  }
+  flushOut();
+  if (!idle) wake();
+}
+
+process.stdin.on('data', (chunk) => {
+  cdc.write(chunk);
+  wake();
+});
+process.stdin.on('end', () => {
+  log('host closed stdin: stopping');
+  flushOut();
+  flash.close();
+  process.exit(0);
+});
+process.on('SIGTERM', () => {
+  flushOut();
+  flash.close();
+  process.exit(0);
+});
+
+if (args.ctl) {
+  serveControl(args.ctl, {
+    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, wake, cdc,
+    cutAt(cycle) { cutAtCycle = cycle; },
+    cutNow() { powerCut('now (host)'); },
+    profile(on) {
+      const was = profile;
+      profile = on ? { n: 0, pcs: new Map() } : null;
+      return was ? [...was.pcs.entries()] : [];
+    },
+    hang() { hung = true; log(`hung by the host at cycle ${core.cycles}`); wake(); },
+  });
+}
+wake();
