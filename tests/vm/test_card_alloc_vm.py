@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_a_card_on_a_region_allocates_only_its_crcs_in_the_journal():
-    r = run_script(os.path.join(HERE, "..", "host_tools", "bench_card.py"),
+    r = run_script(os.path.join(HERE, "..", "host_tools", "bench", "bench_card.py"),
                    mounts={os.path.join(HERE, "..", "firmware"): "/"}, timeout=300)
     assert "ALLOC-DONE" in r.stdout, r.stdout + r.stderr
     got = {ln.split()[1]: int(ln.split()[2]) for ln in r.stdout.splitlines()
