@@ -126,6 +126,27 @@ def _deal(a, write):
     return n
 
 
+def _where(e):
+    """' at File "...", line N, in f': where e was raised (the traceback's innermost
+    frame), so a table that could not start says where, not only what. '' if it cannot
+    be told (CPython has no sys.print_exception; the heap may be short right after a
+    MemoryError: the failed App is garbage by then, but this must not raise)."""
+    try:
+        import io
+        import sys
+
+        gc.collect()
+        out = io.StringIO()
+        sys.print_exception(e, out)  # pyright: ignore  (the stubs' stream type)
+        last = ""
+        for ln in out.getvalue().split("\n"):  # pyright: ignore[reportAttributeAccessIssue]
+            if ln.strip().startswith("File"):
+                last = ln.strip()
+        return (" at " + last[:120]) if last else ""
+    except Exception:  # noqa: BLE001
+        return ""
+
+
 class _Down:
     """A table that could not start (its App raised): the loop still owns the port and
     answers every line with the reason, rather than ending main.py into the REPL."""
@@ -247,7 +268,7 @@ def main(service=False):
         if a.display is not None and not a.ctl.tilt.tilted:
             a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
     except Exception as e:  # noqa: BLE001
-        a = _Down(repr(e)[:120])
+        a = _Down(repr(e)[:120] + _where(e))
     write = json_writer(sys.stdout)
     a.ctl.stream = True  # recall's rounds written as they are read (json_writer)
     gc.collect()

@@ -155,6 +155,13 @@ class ProtocolLink:
             if repl_ends and r is None and self._rx.endswith(b">>> "):
                 raise LinkError("%s is at the REPL: no table loop runs (its main.py "
                                 "ended)" % self.port)
+            if r is not None and (r.get("error") or {}).get("code") == "boot_failed":
+                # The loop runs but its table could not start (pitboss.loop: _Down): it
+                # answers every line so, never with a try's token, so waiting is futile.
+                raise LinkError("%s answers, but its table did not start: %s (in "
+                                "service mode the REPL shows more; `pitboss flash` "
+                                "reinstalls the firmware)"
+                                % (self.port, r["error"].get("message", "")[:200]))
             if r is not None:
                 text = json.dumps(r)
                 for i, token in enumerate(sent):
