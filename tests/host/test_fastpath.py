@@ -144,3 +144,26 @@ def test_the_cpython_cache_returns_the_cores_scores(gid, n):
         assert hostfast.score(p, h) == evaluator._eval(p, h, n), (gid, h)
         assert evaluator.score(p, h) == evaluator._eval(p, h, n), (gid, h)
         assert evaluator.best(p, h) == evaluator._board_best(p, h), (gid, h)
+
+
+def test_a_table_with_no_room_for_its_fast_path_still_ranks_exactly(monkeypatch):
+    """The stock Pico's boot after a Pai Gow round had no 4,756-byte block for the copy of
+    its five-card table (MemoryError, the table did not start): now the profile goes
+    without its fast path and every hand is ranked by the rule core, with the same
+    scores; the next configuration tries the table again."""
+    from pitboss.rules import evaluator, profiles
+
+    def no_room(raw):
+        raise MemoryError("memory allocation failed, allocating 4756 bytes")
+
+    hands = [[0, 4, 8, 12, 16], [51, 47, 43, 39, 35], [0, 13, 26, 39, 1], [52, 0, 13, 26, 5]]
+    p = profiles.get("pr-pai-gow")
+    p.fast = None
+    want = [evaluator._board_score(p, h) for h in hands]  # the table loaded
+    assert p.fast
+    profiles.release(())
+    monkeypatch.setattr(evaluator, "_array_from", no_room)
+    q = profiles.get("pr-pai-gow")
+    assert [evaluator._board_score(q, h) for h in hands] == want
+    assert q.fast is not None and not q.fast  # no fast path, and not tried each hand
+    profiles.release(())

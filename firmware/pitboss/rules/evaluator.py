@@ -227,13 +227,30 @@ def _load(p):
         except ImportError:  # not generated for this profile: _eval() ranks every hand
             raw = None
         if raw is not None:
-            t = _array_from(raw)
+            t = _array_or_none(raw)
         sys.modules.pop(full, None)
         from pitboss.rules import tables
         if hasattr(tables, mod):
             delattr(tables, mod)
     p.fast = t
     return t
+
+
+def _array_or_none(raw):
+    """The table as an array, or _NONE (_eval() then ranks every hand, same results) if
+    the heap has no block for its copy even after a collection: the stock image's boot
+    after a six-seat Pai Gow round failed so, the replay's copy needing 4,756 B in one
+    block of a fragmented heap (emulated Pico, 2026-12-04)."""
+    try:
+        return _array_from(raw)
+    except MemoryError:
+        import gc
+
+        gc.collect()
+        try:
+            return _array_from(raw)
+        except MemoryError:
+            return _NONE
 
 
 def _array_from(raw):
