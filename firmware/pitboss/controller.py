@@ -331,11 +331,11 @@ class Controller(Recovery, Recording, Halting, Dealing):
                 return protocol.error("auth_required", "%s needs an authenticated command: auth "
                             "COUNTER MAC %s ..." % (verb, verb))
             if flags & ROUND:
-                self.check_program(True)
-            if flags & ROUND and self.halted():
-                return protocol.error("tilted", "the table is halted by a tilt (%s); an operator "
-                            "must clear it" % ", ".join(a["code"]
-                                                        for a in self.active_tilts()))
+                self.check_program(True)  # the core's deferred hash first (halting.py)
+                if self.halted():
+                    return protocol.error("tilted", "the table is halted by a tilt (%s); an "
+                                          "operator must clear it" % ", ".join(
+                                              a["code"] for a in self.active_tilts()))
             seq0 = self.journal.last_seq
             reply = protocol.call(handler(e), self, args, self.fault)
             err = reply.get("error")
