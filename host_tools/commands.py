@@ -89,8 +89,9 @@ def _board(board):
                         "commands work in both)")
     p.add_argument("--uf2", default=None,
                    help="pico only: the MicroPython UF2, 'stock' (../shared/firmware/"
-                        "RPI_PICO-v1.27.0.uf2) or 'pitboss' (default $PITBOSS_PICO_UF2, "
-                        "then the pitboss image, boards/rp2/PITBOSS_PICO/build/)")
+                        "RPI_PICO-v1.27.0.uf2), 'pitboss' or 'release' (the pitboss image with "
+                        "the firmware frozen into it) (default $PITBOSS_PICO_UF2, then the "
+                        "pitboss image, boards/rp2/PITBOSS_PICO/build/)")
     p.add_argument("--gpio", action="append", metavar="PIN=LEVEL",
                    help="pico only: hold an input pin at 0 or 1 from power-on (repeatable)")
     p.add_argument("--flash-ms", nargs=2, type=float, metavar=("ERASE", "PAGE"),
@@ -116,6 +117,11 @@ def _flash(f):
     f.add_argument("--board", default="auto", choices=_flash_choices(),
                    help="board definition (default: from the device's sys.platform)")
     f.add_argument("--source", action="store_true", help="copy .py sources, not .mpy")
+    f.add_argument("--image", default="auto", choices=("auto", "pitboss", "release"),
+                   help="a Pico's MicroPython image: 'pitboss' (the firmware in ROMFS), "
+                        "'release' (the firmware frozen into the image; only its manifest "
+                        "is deployed), installed first where the Pico runs another "
+                        "(default auto: what it runs)")
 
 
 def _verify(v):

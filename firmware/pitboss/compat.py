@@ -53,6 +53,25 @@ def mem_free():
     return f()
 
 
+_since = None  # the function alloc_since() calls, found on its first call
+
+
+def alloc_since():
+    """Bytes allocated since the last collection, or None where the port cannot tell
+    cheaply (a stock image: gc.mem_alloc() walks the whole heap; CPython). On the pitboss
+    image, the collector's own count (pitboss_heap.since): the loop collects in the gap
+    after a card or a line only once enough garbage built up (pitboss.loop)."""
+    global _since
+    f = _since
+    if f is None:
+        try:
+            from pitboss_heap import since as f  # pyright: ignore[reportMissingImports]
+        except ImportError:
+            f = _none
+        _since = f
+    return f()
+
+
 def _none():
     return None
 

@@ -9,7 +9,7 @@ import json
 import gc
 
 from pitboss import app as _wiring
-from pitboss.compat import const
+from pitboss.compat import alloc_since, const
 from pitboss.hw import board as _board
 
 _LINE_MAX = const(512)  # a longer line is refused whole (bad_format), never cut and run
@@ -101,6 +101,11 @@ def _internal(where, e):
                                    "message": ("%s: %r" % (where, e))[:80]}}
 
 
+# Bytes allocated after which a line's reply waits for a collection (_due): half the
+# collector's threshold where the port counts them (the pitboss image), set by serve().
+_gap = 0
+
+
 def _answer(a, line, write):
     if line is False:
         write(_REFUSED)
@@ -109,6 +114,13 @@ def _answer(a, line, write):
         reply = a.ctl.command(line)
     except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
         reply = _internal("command", e)
+    if _due(_gap):
+        # Before the reply, not after it: the host (and the shoe, whose deal follows a
+        # `deal` line's reply) waits for it, so the collection is never inside the next
+        # card's path. Left to gc.threshold, the garbage of a round's wagers and deal
+        # was collected inside its first card's (16-25 ms, the round's slowest card on
+        # the emulated Pico); collected after the reply, the first frame overlapped it.
+        gc.collect()
     write(reply)
 
 
@@ -377,6 +389,9 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
     # stand-in object in select.poll crashed the WebAssembly VM).
     pollable = getattr(getattr(a, "hw", None), "SHOE_POLLABLE", False)
     seen = watched = None
+    global _gap
+    t = getattr(gc, "threshold", int)()  # MicroPython's, set by main(); CPython: 0
+    _gap = t // 2 if t > 0 else 0
     while True:
         if wdt is not None:
             wdt.feed()
@@ -420,6 +435,13 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
         if not got:
             _idle(a, write)
         wait = 0 if got >= _DRAIN_MAX else poll_ms
+
+
+def _due(soon):
+    """Were `soon` bytes allocated since the last collection? False where the port does
+    not count them cheaply (alloc_since: None)."""
+    n = alloc_since()
+    return n is not None and soon > 0 and n >= soon
 
 
 def _idle(a, write):

@@ -42,7 +42,10 @@ def _board_config(quick, path=()):
 
 
 def _script(cfg):
-    return "CONFIG = %r\n" % (cfg,) + DIGESTS.read_text() + BOARD_SCRIPT.read_text()
+    # The pitboss image keeps littlefs off sys.path (its _boot.py): treys, copied to
+    # :/lib for the comparison, is put back on it for this script only.
+    return ("import sys\nif '/lib' not in sys.path:\n    sys.path.append('/lib')\n"
+            "CONFIG = %r\n" % (cfg,) + DIGESTS.read_text() + BOARD_SCRIPT.read_text())
 
 
 def _parse(text):

@@ -1,6 +1,7 @@
-"""Issue 27's before/after: the same firmware on the stock MicroPython image and on the
-pitboss image (boards/rp2/PITBOSS_PICO: code in ROMFS), each on an emulated Pico of its
-own in one run (`pitboss bench --port pico`, or `python -m host_tools.bench.image`).
+"""Issue 27's before/after: the same firmware on the stock MicroPython image, on the
+pitboss image (boards/rp2/PITBOSS_PICO: code in ROMFS) and on its release variant (the
+firmware frozen into the core), each on an emulated Pico of its own in one run
+(`pitboss bench --port pico`, or `python -m host_tools.bench.image`).
 
 Every time is chip time (the emulator's clock at 125 MHz). Per image:
     deploy             `pitboss flash` onto a fresh chip (files copied, or one ROMFS)
@@ -27,7 +28,7 @@ import time
 from pathlib import Path
 
 from host_tools.deploy import flash as flashing
-from host_tools.emu.pico import PITBOSS, STOCK, control_for
+from host_tools.emu.pico import PITBOSS, RELEASE, STOCK, control_for
 from host_tools.emu.vboard import start
 from host_tools.emu.vboard_state import stop
 from host_tools.link.boardlink import Board
@@ -37,7 +38,9 @@ from host_tools.table.configurator import Configurator
 from host_tools.table.rounds import plan_round
 from host_tools.table.targets import PicoTarget
 
-IMAGES = (STOCK, PITBOSS)
+# The stock image, the pitboss image (code in ROMFS) and its release variant (the
+# firmware frozen into the core: host_tools/deploy/release.py), each from a fresh Pico.
+IMAGES = (STOCK, PITBOSS, RELEASE)
 GAME, SEATS, SEED = "pr-pai-gow", 6, 27
 BOARD_ID = "bench-image"
 
@@ -254,13 +257,29 @@ ROWS = (
 )
 
 
+# Issue 27's budget for a row, where it sets one (chip time; heap in bytes).
+BUDGETS = {
+    "power-on to the first line answered (ms)": "<= 400",
+    "free heap after boot (B)": ">= 184320",
+    "largest free block after boot (B)": ">= 65536",
+    "a card, frame to ack, median (ms)": "<= 2",
+    "a card, frame to ack, p99 (ms)": "<= 5",
+    "a card, frame to ack, max (ms)": "<= 15",
+    "Pai Gow round: the chip's time on its lines and cards (ms)": "<= 500",
+    "its settlement: the settle line's newline to its reply (ms)": "<= 50",
+    "lowest free heap seen (B)": ">= 153600",
+}
+
+
 def render(res) -> str:
-    """The before/after table: stock vs pitboss image, the ratio pitboss / stock."""
+    """The before/after table: each image's figures, each against the first (the stock
+    image: "x stock"), and issue 27's budget where it sets one."""
     imgs = list(res)
     head = "| figure (chip time at 125 MHz unless said) | " + " | ".join(
-        "%s image" % i for i in imgs) + " | pitboss / stock |"
-    L = ["", "Emulated Pico: stock image vs pitboss image (issue 27), one run", "",
-         head, "|" + "---|" * (len(imgs) + 2)]
+        "%s image" % i for i in imgs) + "".join(
+        " | %s / %s" % (i, imgs[0]) for i in imgs[1:]) + " | budget |"
+    L = ["", "Emulated Pico: %s, one run (issue 27)" % ", ".join(imgs), "",
+         head, "|" + "---|" * (2 * len(imgs) + 1)]
     for name, get, fmt in ROWS:
         vals = []
         for i in imgs:
@@ -269,10 +288,13 @@ def render(res) -> str:
             except (KeyError, TypeError):
                 vals.append(None)
         cells = ["-" if v is None else fmt % v for v in vals]
-        ratio = ""
-        if len(vals) == 2 and all(isinstance(v, (int, float)) for v in vals) and vals[0]:
-            ratio = "%.2fx" % (vals[1] / vals[0])
-        L.append("| %s | %s | %s |" % (name, " | ".join(cells), ratio))
+        ratios = []
+        for v in vals[1:]:
+            ok = all(isinstance(x, (int, float)) for x in (vals[0], v)) and vals[0]
+            ratios.append("%.2fx" % (v / vals[0]) if ok else "")
+        L.append("| %s | %s |%s %s |" % (name, " | ".join(cells),
+                                        "".join(" %s |" % r for r in ratios),
+                                        BUDGETS.get(name, "")))
     return "\n".join(L)
 
 

@@ -47,11 +47,14 @@ from pitboss.store import integrity
 
 
 def flash(port: str, board: str = "auto", source: bool = False, progress=print,
-          root: Path = REPO) -> FlashResult:
+          root: Path = REPO, image: str = "auto") -> FlashResult:
     """Flash firmware/ (+ boards/<board>.py as /board) to the board at `port` (a serial
     device, or 'virtual' for a throw-away virtual board). Raises FlashError. A board
     with a ROMFS (the pitboss image) gets the build as one ROMFS image instead of files
     (host_tools/deploy/romfs_deploy.py: a real Pico not running the image gets it first).
+    image: "auto" (what the board runs: the pitboss image, its release variant with the
+    firmware frozen into the core, or a stock image's files), or "pitboss" / "release"
+    to install that image first where the Pico runs another.
     progress(str) gets one line per step and per copied file (None: quiet)."""
     progress = progress or (lambda msg: None)
     t0 = time.monotonic()
@@ -72,10 +75,13 @@ def flash(port: str, board: str = "auto", source: bool = False, progress=print,
                 progress("board: %s (MicroPython %s, %s, loads %s)" % (
                     name, ".".join(map(str, info["version"])), info["platform"], abi_name(*abi)))
                 files = build(name, source, abi, build_dir(root), root)
-                if info.get("romfs"):  # the pitboss image: the code goes into its ROMFS
+                if info.get("romfs") or image != "auto":
+                    # The pitboss image (the code into its ROMFS; the release image: only
+                    # the manifest of its core), installed first if asked for.
                     from host_tools.deploy import romfs_deploy
 
-                    return romfs_deploy.deploy(dev, name, mode, files, info, progress, root)
+                    return romfs_deploy.deploy(dev, name, mode, files, info, progress, root,
+                                               image)
                 p = plan(files, info["hashes"], info["manifest"], name, mode, info.get("files"))
                 result = FlashResult(name, mode, len(files))
                 if p.up_to_date:
@@ -196,7 +202,7 @@ def cmd_flash(args) -> int:
     # Errors: one line, exit 2 (as every CLI error); the full mpremote output of a failed
     # step is in the exception for callers of flash().
     try:
-        flash(args.port, args.board, args.source)
+        flash(args.port, args.board, args.source, image=args.image)
     except FlashError as e:
         return say_failed(one_line(e), command="flash")
     return 0

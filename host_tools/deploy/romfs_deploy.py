@@ -43,6 +43,10 @@ BOARD_DIR = REPO / "boards" / "rp2" / "PITBOSS_PICO"
 LAYOUT_PY = BOARD_DIR / "modules" / "pitboss_layout.py"
 IMAGE_NAME = "PITBOSS_PICO.uf2"
 IMAGE = BOARD_DIR / "build" / IMAGE_NAME
+# The release variant (build.sh --variant FROZEN): the firmware frozen into the core, so
+# its program is the core alone and a deploy writes only the manifest (docs/pitboss-image.md).
+RELEASE_NAME = "PITBOSS_PICO-FROZEN.uf2"
+RELEASE = BOARD_DIR / "build" / RELEASE_NAME
 # Firmware files the image has frozen (its own main.py and boot.py run instead): not in
 # the ROMFS.
 FROZEN = ("/main.py", "/boot.py")
@@ -121,11 +125,21 @@ def romfs_image(files) -> bytes:
     return img
 
 
-def program(files, uf2: str | os.PathLike = IMAGE) -> dict:
-    """{entry: blob} of the program regions for this build on this image."""
+def program(files, uf2: str | os.PathLike = IMAGE, romfs: bool = True) -> dict:
+    """{entry: blob} of the program regions for this build on this image (the release
+    image, romfs=False: the core alone, the firmware frozen into it)."""
     core = uf2_payload(uf2)
-    rom = romfs_image(files)
-    return {region_entry("core", core)[1]: core, region_entry("romfs", rom)[1]: rom}
+    out = {region_entry("core", core)[1]: core}
+    if romfs:
+        rom = romfs_image(files)
+        out[region_entry("romfs", rom)[1]] = rom
+    return out
+
+
+def program_for(files, release: bool) -> dict:
+    """program() for the image a board runs: the release image (its describe() says
+    "frozen") has the core alone, the ROMFS image its core and this build's ROMFS."""
+    return program(files, RELEASE, romfs=False) if release else program(files)
 
 
 def manifest_text(regions: dict, board: str, mode: str, state: str) -> str:
@@ -210,23 +224,33 @@ def _is_emulated(dev: str) -> bool:
 
 
 def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Path = REPO,
-           uf2: Path = IMAGE):
-    """Steps (2)-(5) of the module's doc for a board whose describe() answer is `info`
-    (it has a ROMFS). Returns a flash_plan.FlashResult."""
+           image: str = "auto"):
+    """Steps (2)-(5) of the module's doc for a board whose describe() answer is `info`.
+    image: "pitboss" (the ROMFS image), "release" (the firmware frozen into the core), or
+    "auto": the one the board runs. Returns a flash_plan.FlashResult."""
     t0 = time.monotonic()
-    regions = program(files, uf2)
+    # The release image's firmware is frozen into its core: nothing to deploy but the
+    # manifest that lists the core (pitboss_program.check() refuses any other).
+    release = bool(info.get("frozen")) if image == "auto" else image == "release"
+    uf2 = RELEASE if release else IMAGE
+    regions = program(files, uf2, romfs=not release)
     core_e = next(e for e in regions if e.startswith("@core/"))
-    rom_e = next(e for e in regions if e.startswith("@romfs/"))
-    rom = regions[rom_e]
+    rom_e = next((e for e in regions if e.startswith("@romfs/")), None)
+    rom = regions[rom_e] if rom_e else b""
     have = steps.describe(dev, list(regions))["hashes"]
     want = {e: hashlib.sha256(b).hexdigest() for e, b in regions.items()}
-    progress("image: pitboss (ROMFS %d KB at /rom; core %d bytes, ROMFS image %d bytes)"
-             % (info["romfs"] // 1024, len(regions[core_e]), len(rom)))
+    if release:
+        progress("image: pitboss release (the firmware frozen into its core, %d bytes)"
+                 % len(regions[core_e]))
+    else:
+        progress("image: pitboss (ROMFS %d KB at /rom; core %d bytes, ROMFS image %d bytes)"
+                 % (info["romfs"] // 1024, len(regions[core_e]), len(rom)))
     if have.get(core_e) != want[core_e]:
         if _is_emulated(dev):
             raise FlashError(
                 "the emulated Pico runs another image than %s: restart it with that image "
-                "(pitboss board start --kind pico, the default; --uf2 FILE otherwise)" % uf2)
+                "(pitboss board start --kind pico --uf2 %s)"
+                % (uf2, "release" if release else "pitboss"))
         install_image(dev, uf2, progress)
         have = steps.describe(dev, list(regions))["hashes"]
         if have.get(core_e) != want[core_e]:
@@ -238,9 +262,10 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
     final = manifest_text(regions, name, mode, integrity.COMPLETE)
     stray = sorted(set(p for p in info.get("files") or () if integrity.is_code(p)))
     result = FlashResult(name, mode, len(regions))
-    rom_ok = have.get(rom_e) == want[rom_e]
+    rom_ok = rom_e is None or have.get(rom_e) == want[rom_e]
     if rom_ok and not stray and info.get("manifest") == final:
-        progress("up to date: the board's core and ROMFS match the build")
+        progress("up to date: the board's core and ROMFS match the build" if rom_e else
+                 "up to date: the board's core is the release image")
         result.seconds = time.monotonic() - t0
         return result
     pending = manifest_text(regions, name, mode, integrity.PENDING)
@@ -259,7 +284,9 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
     last = ["exec", steps.board_code("commit(%r)" % (final,)), "+", "soft-reset", "+",
             "exec", steps.board_code("if read_manifest() == %r:\n%s" % (final, seal))]
     timeout = steps.TIMEOUT_QUERY + 60
-    if rom_ok:
+    if rom_e is None:
+        progress("romfs: none (the release image's firmware is in its core)")
+    elif rom_ok:
         progress("romfs: the board's ROMFS matches the build (%d bytes)" % len(rom))
     else:
         out = build_dir(root) / "romfs" / ("%s.romfs" % name)
@@ -276,7 +303,8 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
                          "stays pending. Board vs host: %s" % (res["bad"],))
     result.removed = stray
     result.seconds = time.monotonic() - t0
-    progress("verified: the board's core and ROMFS match the build (%.1f s)" % result.seconds)
+    progress("verified: the board's core%s match%s the build (%.1f s)"
+             % (" and ROMFS" if rom_e else "", "" if rom_e else "es", result.seconds))
     return result
 
 

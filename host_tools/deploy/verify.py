@@ -140,11 +140,12 @@ def _verify_program(name, mode, files, info, answer, seed, progress) -> VerifyRe
     regions (host_tools/deploy/romfs_deploy.py), and no code may be on littlefs."""
     from host_tools.deploy import romfs_deploy
 
-    regions = romfs_deploy.program(files)
+    regions = romfs_deploy.program_for(files, bool(info.get("frozen")))
     final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
     problems = _manifest_problems(info["manifest"], final)
     for path in info.get("files") or ():
-        problems.append((path, "code on littlefs (the pitboss image runs only its ROMFS)"))
+        problems.append((path, "code on littlefs (the pitboss image runs only its own "
+                               "program flash)"))
     blobs = dict(regions)
     blobs[MANIFEST] = final.encode()
     for p in compare_answer(expected_from(blobs, seed), answer):
@@ -174,7 +175,9 @@ def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult
     if any(p.startswith("@") for p, _ in r.get("files") or ()):
         from host_tools.deploy import romfs_deploy  # the pitboss image: program regions
 
-        regions = romfs_deploy.program(files)
+        # The release image's manifest lists its core alone (the firmware frozen in it).
+        release = not any(p.startswith("@romfs/") for p, _ in r.get("files") or ())
+        regions = romfs_deploy.program_for(files, release)
         final = romfs_deploy.manifest_text(regions, name, mode, integrity.COMPLETE)
         problems = compare_answer(expected_from(dict(regions, **{MANIFEST: final.encode()}),
                                                 seed), r)

@@ -147,6 +147,28 @@ def test_the_watchdog_is_fed_after_every_line_of_a_burst():
     assert all(events[i + 1] == "feed" for i in replies), events
 
 
+def test_a_line_reply_waits_for_a_collection_once_half_the_threshold_is_used(monkeypatch):
+    """Where the port counts the bytes allocated since the last collection (the pitboss
+    image's pitboss_heap.since), a line's reply is written after a collection once half
+    the collector's threshold was allocated, so the collection is never inside the next
+    card's path (the deal's first card follows the `deal` line's reply); elsewhere never
+    (CPython, a stock image: alloc_since() is None)."""
+    from pitboss import loop
+    events = []
+    a = _app()
+    monkeypatch.setattr(loop.gc, "collect", lambda: events.append("collect"))
+    monkeypatch.setattr(loop, "_gap", 4096)
+    for since, want in ((None, ["reply"]), (4095, ["reply"]), (4096, ["collect", "reply"])):
+        monkeypatch.setattr(loop, "alloc_since", lambda: since)
+        del events[:]
+        loop._answer(a, "version", lambda r: events.append("reply"))
+        assert events == want, (since, events)
+    monkeypatch.setattr(loop, "_gap", 0)  # the port does not say its threshold: never
+    del events[:]
+    loop._answer(a, "version", lambda r: events.append("reply"))
+    assert events == ["reply"]
+
+
 def test_line_reader_refuses_the_limit_plus_one_and_takes_the_limit():
     from pitboss import loop
     r = loop.LineReader()

@@ -127,17 +127,21 @@ def test_the_before_after_table_has_a_row_per_figure_and_the_ratio():
            "settle_chip_ms": 950.0, "line_chip_ms": {"n": 13, "median": 60.0, "max": 950.0}}
     two = dict(one, first_line_ms=350, repl=dict(one["repl"], held=46_000),
                round_chip_ms=900.0)
-    text = bench_image.render({"stock": one, "pitboss": two})
+    three = dict(two, first_line_ms=140)
+    text = bench_image.render({"stock": one, "pitboss": two, "release": three})
     rows = [ln for ln in text.splitlines() if ln.startswith("| ")]
     assert len(rows) == 1 + len(bench_image.ROWS)
-    assert "| power-on to the first line answered (ms) | 700 | 350 | 0.50x |" in rows
-    assert "| heap held by import pitboss.app (B) | 100000 | 46000 | 0.46x |" in rows
+    assert rows[0].endswith("| pitboss / stock | release / stock | budget |")
+    assert ("| power-on to the first line answered (ms) | 700 | 350 | 140 | 0.50x | "
+            "0.20x | <= 400 |") in rows
+    assert ("| heap held by import pitboss.app (B) | 100000 | 46000 | 46000 | 0.46x | "
+            "0.46x |  |") in rows
     assert ("| Pai Gow round: the chip's time on its lines and cards (ms) | 9000 | "
-            "900 | 0.10x |") in rows
+            "900 | 900 | 0.10x | 0.10x | <= 500 |") in rows
     assert all(" - " not in r for r in rows)  # every figure is in a run's result
 
 
-def _program_module(monkeypatch, tmp_path, core, romfs, core_digest=None):
+def _program_module(monkeypatch, tmp_path, core, romfs, core_digest=None, frozen=False):
     """The image's frozen pitboss_program, loaded on CPython with its two regions faked
     (bytes instead of the memory-mapped flash) and its manifest in tmp_path."""
     import importlib.util
@@ -151,9 +155,11 @@ def _program_module(monkeypatch, tmp_path, core, romfs, core_digest=None):
     prog = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(prog)
     monkeypatch.setitem(sys.modules, "pitboss_program", prog)
-    mem = {"@core/%d" % len(core): core, "@romfs/%d" % len(romfs): romfs}
+    mem = {"@core/%d" % len(core): core}
+    if romfs is not None:
+        mem["@romfs/%d" % len(romfs)] = romfs
     monkeypatch.setattr(prog, "region", lambda e: memoryview(mem[e]) if e in mem else None)
-    monkeypatch.setattr(prog, "_frozen", lambda: False)
+    monkeypatch.setattr(prog, "_frozen", lambda: frozen)
     regions = {e: hashlib.sha256(b).hexdigest() for e, b in mem.items()}
     if core_digest is not None:
         regions["@core/%d" % len(core)] = core_digest
@@ -183,6 +189,32 @@ def test_the_core_is_hashed_after_the_first_line_and_before_play(monkeypatch, tm
     assert [prog.step() for _ in range(4)][-1] == \
         "@core/24832 is not what the manifest lists"
     assert not prog.deferred and "@core/24832" not in prog.verified
+
+
+def test_the_release_image_checks_its_core_and_takes_no_romfs_manifest(monkeypatch,
+                                                                        tmp_path):
+    """The release variant (the firmware frozen into the core): its manifest lists the
+    core alone, deferred as on the ROMFS image; a manifest a ROMFS deploy wrote, one
+    pending, or none at all boots into the firmware_mismatch tilt, never into the table."""
+    core, romfs = bytes(range(256)) * 97, b"romfs" * 1000
+    prog, man = _program_module(monkeypatch, tmp_path, core, None, frozen=True)
+    assert prog.check() is None and not prog.verified
+    assert prog.deferred[0][0] == "@core/24832"
+    assert [prog.step() for _ in range(4)] == [None, None, None, ""]
+    prog, man = _program_module(monkeypatch, tmp_path, core, romfs, frozen=True)
+    assert prog.check() == "the manifest is not the release image's (it must list the " \
+        "core alone)"
+    prog, man = _program_module(monkeypatch, tmp_path, core, None, frozen=True)
+    text = open(man).read()
+    open(man, "w").write(text.replace("state=complete", "state=pending"))
+    assert prog.check() == "the last deploy did not finish (manifest pending)"
+    import os
+
+    os.remove(man)
+    assert prog.check().startswith("no manifest")
+    # The host's side: the release image's program is its core, no ROMFS image built.
+    regions = rd.program([], rd.RELEASE if rd.RELEASE.exists() else rd.IMAGE, romfs=False)
+    assert [e.split("/")[0] for e in regions] == ["@core"]
 
 
 def test_nothing_moves_the_round_before_the_deferred_check_ends(tmp_path):

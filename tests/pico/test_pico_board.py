@@ -266,3 +266,26 @@ def test_the_stock_image_still_runs_vectors_and_a_table(tier):
     print("stock image: flash %.1f s chip / %.1f s wall, vectors %.1f / %.1f, round "
           "%.1f / %.1f" % (r["flash_chip_s"], r["flash_wall_s"], r["vectors_chip_s"],
                            r["vectors_wall_s"], r["round_chip_s"], r["round_wall_s"]))
+
+
+@pytest.mark.pico("release")
+def test_the_release_image_deploys_its_manifest_and_runs_a_table(tier):
+    """The release image (issue 27's frozen variant, kept: docs/bench.md): no code is
+    copied or deployed, the manifest lists its core and verify passes, the firmware
+    runs from the core (frozen), vectors and a round as on CPython."""
+    from tests.support.pico_tier import STOCK_VECTORS
+    r = tier.result("release")
+    if "skipped" in r:
+        pytest.skip(r["skipped"])
+    assert r["copied"] == 0 and r["verified"], r["problems"]
+    # A frozen module's __file__ has no mount point ("/rom/..." on the ROMFS image).
+    assert r["where"] == ["pitboss/loop.py", "True"], r["where"]
+    assert compare(r["host"], r["board"]) == []
+    assert sorted(r["board"][0]) == sorted(STOCK_VECTORS)
+    assert all(ok > 0 for ok, _ in r["board"][0].values()), r["board"][0]
+    got, want = dict(r["got"]), dict(r["want"])
+    got.pop("round", None), want.pop("round", None)
+    assert got == want and got["ok"]
+    print("release image: flash %.1f s chip / %.1f s wall, vectors %.1f / %.1f, round "
+          "%.1f / %.1f" % (r["flash_chip_s"], r["flash_wall_s"], r["vectors_chip_s"],
+                           r["vectors_wall_s"], r["round_chip_s"], r["round_wall_s"]))

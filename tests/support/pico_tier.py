@@ -57,7 +57,7 @@ CUT_GAME, CUT_SEATS = "nj-3card", 3
 # (2026-12-03, the stock job 381 s of the Pico tier's 1,754).
 STOCK_VECTORS = ("nj-3card", "pr-pai-gow")
 JOBS = ("flash", "vectors", "hands", "names", "serial", "screen", "rfid", "powercut",
-        "romfs", "stock", "survive")
+        "romfs", "stock", "release", "survive")
 # Jobs on a Pico and a thread of their own, started when "flash" is done (they start
 # from its fresh flash): survive is as long as all the others together.
 SIDE_JOBS = ("survive",)
@@ -93,10 +93,12 @@ def full_journal_segments():
 
 
 def image_is_pitboss():
-    """Does the tier's Pico boot the pitboss image (the default) rather than stock?"""
-    from host_tools.emu.pico import PITBOSS, PITBOSS_UF2
+    """Does the tier's Pico boot the pitboss image (the default, or its release variant:
+    the same layout and journal region) rather than stock?"""
+    from host_tools.emu.pico import PITBOSS, PITBOSS_UF2, RELEASE, RELEASE_UF2
     want = os.environ.get("PITBOSS_PICO_UF2") or PITBOSS
-    return want == PITBOSS or Path(want).resolve() == PITBOSS_UF2.resolve()
+    return want in (PITBOSS, RELEASE) or Path(want).resolve() in (
+        PITBOSS_UF2.resolve(), RELEASE_UF2.resolve())
 
 
 class Pico:
@@ -545,6 +547,48 @@ class Jobs:
             return {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall,
                     "vectors_chip_s": v_chip, "vectors_wall_s": v_wall,
                     "round_chip_s": r_chip, "round_wall_s": r_wall, "region": region,
+                    "host": host, "board": on_board, "want": want, "got": got}
+        finally:
+            d.stop()
+
+    def job_release(self, a):
+        """The release image (the firmware frozen into the core; host_tools/deploy/
+        release.py): `pitboss flash` deploys only the manifest of its core, `verify`
+        hashes it, the board runs the rule vectors of two games (the same bytecode as
+        the ROMFS image's, which runs every file) and a round settled as on CPython."""
+        if not image_is_pitboss():
+            return {"skipped": "the tier runs another image than the pitboss image"}
+        from host_tools.emu.pico import RELEASE
+        d = Pico(self.base / "r", uf2=RELEASE)
+        self.boards.append(d)
+        try:
+            res, chip, wall = self._chip(d, lambda: flashing.flash(d.port, progress=None))
+            verified = verify.verify(d.port, progress=None)
+            d.connect()
+            host = cpython_run(STOCK_VECTORS)
+            on_board, v_chip, v_wall = self._chip(d, lambda: board_run(d.board,
+                                                                      STOCK_VECTORS))
+            # What runs is frozen: the firmware's modules come from the core, and a
+            # module of the same name on littlefs cannot take their place.
+            where = d.board.exec("import pitboss.loop as m, pitboss_program as p\n"
+                                 "print(getattr(m, '__file__', '?'), p._frozen())").split()
+            from tests.support.pico_powercut import round_lines
+            from host_tools.table.targets import LocalTarget
+            d.conf.provision()
+            assert d.conf.configure(CUT_GAME, CUT_SEATS)["ok"]
+            ref = LocalTarget(durable=False)
+            from tempfile import mkdtemp
+            rc = Configurator(ref, "ref", KeyStore(mkdtemp()))
+            rc.provision()
+            assert rc.configure(CUT_GAME, CUT_SEATS)["ok"]
+            lines, settle = round_lines(CUT_GAME, CUT_SEATS, 900)
+            want = ref.commands(lines + [settle])[-1]
+            got, r_chip, r_wall = self._chip(
+                d, lambda: d.target.commands(lines + [settle])[-1])
+            return {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall,
+                    "verified": verified.ok, "problems": verified.problems, "where": where,
+                    "vectors_chip_s": v_chip, "vectors_wall_s": v_wall,
+                    "round_chip_s": r_chip, "round_wall_s": r_wall,
                     "host": host, "board": on_board, "want": want, "got": got}
         finally:
             d.stop()

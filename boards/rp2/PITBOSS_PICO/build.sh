@@ -7,8 +7,10 @@
 #
 #   --dir:   where to extract and build (default /tmp/pitboss-mpbuild; reused when it
 #            already holds the sources, so a rebuild takes minutes, not ten)
-#   --check: build and compare with the committed build/PITBOSS_PICO.uf2 (exit 1 if the
-#            bytes differ) instead of replacing it
+#   --variant FROZEN: the release image (the firmware frozen into the core):
+#            build/PITBOSS_PICO-FROZEN.uf2, and the digest of its sources beside it
+#   --check: build and compare with the committed UF2 (exit 1 if the bytes differ)
+#            instead of replacing it
 # Needs: apt-get install -y gcc-arm-none-eabi libnewlib-arm-none-eabi cmake build-essential
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -40,14 +42,16 @@ name=PITBOSS_PICO${VARIANT:+-$VARIANT}
 if [ -n "$CHECK" ]; then
   if cmp "$DIR/out/$name.uf2" "$HERE/build/$name.uf2"; then echo "$name.uf2: identical to the committed image"
   else echo "$name.uf2: differs from the committed image" >&2; exit 1; fi
-elif [ -n "$VARIANT" ]; then
-  # A variant is measured, not committed (docs/pitboss-image.md): the FROZEN image holds
-  # the firmware itself and would go stale with the next change of firmware/.
-  echo "built $DIR/out/$name.uf2 (not copied into the repository)"
 else
   mkdir -p "$HERE/build"
   cp "$DIR/out/$name.uf2" "$HERE/build/"
   # SHA256SUMS pins every committed image (host_tools/emu/pico checks the one it boots).
   (cd "$HERE/build" && sha256sum -- *.uf2 > SHA256SUMS)
+  if [ "$VARIANT" = FROZEN ]; then
+    # The release image holds the firmware itself: the digest of what it froze goes
+    # beside it, and tests/static/test_release_image.py fails once the sources differ
+    # (host_tools/deploy/release.py).
+    (cd "$REPO" && python3 -m host_tools.deploy.release) > "$HERE/build/$name.sources"
+  fi
   echo "wrote $HERE/build/$name.uf2 ($(sha256sum "$HERE/build/$name.uf2" | cut -d' ' -f1))"
 fi

@@ -330,7 +330,19 @@ def describe(paths):
         "hashes": {p: file_sha256(p) for p in paths},
         "files": [p for p in files("/") if is_code(p)],
         "romfs": _romfs_bytes(),
+        "frozen": _frozen_image(),
     })
+
+
+def _frozen_image():
+    """Is this the pitboss image's release variant, with the firmware frozen into its
+    core (build.sh --variant FROZEN)? Then `pitboss flash` deploys no code, only the
+    manifest of the core."""
+    prog = _program()
+    try:
+        return bool(prog is not None and prog._frozen())
+    except Exception:  # noqa: BLE001  (an older image's pitboss_program)
+        return False
 
 
 def _romfs_bytes():

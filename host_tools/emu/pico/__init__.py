@@ -20,8 +20,12 @@ UF2_NAME = "RPI_PICO-v1.27.0.uf2"  # the stock image (../shared/firmware/)
 # the SHA256SUMS there. `--uf2 stock` / PITBOSS_PICO_UF2=stock boots the stock image.
 PITBOSS_UF2 = Path(__file__).resolve().parents[3] / "boards" / "rp2" / "PITBOSS_PICO" / \
     "build" / "PITBOSS_PICO.uf2"
+# The release variant (boards/rp2/PITBOSS_PICO/build.sh --variant FROZEN): the firmware
+# frozen into the core, committed beside the ROMFS image and pinned by the same SHA256SUMS.
+RELEASE_UF2 = PITBOSS_UF2.with_name("PITBOSS_PICO-FROZEN.uf2")
 STOCK = "stock"
 PITBOSS = "pitboss"
+RELEASE = "release"
 BOOTROM_NAME = "rp2040-bootrom-B1.bin"
 # The RP2040's B1 mask ROM is one fixed image; anything else is not the chip we emulate.
 BOOTROM_SHA256 = "90b31e108faedfa6bbcfcc33ba05dac61e645108cfbbdc385f8dafc71fde44ae"
@@ -62,7 +66,8 @@ def _listed(path: Path) -> str | None:
 def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None):
     """(uf2 path, bootrom path, uf2 sha256): --uf2, then $PITBOSS_PICO_UF2, then the
     pitboss image committed in boards/rp2/PITBOSS_PICO/build/. "stock" (either way) is
-    the stock image in ../shared/firmware/, "pitboss" the committed one. A UF2 listed in
+    the stock image in ../shared/firmware/, "pitboss" the committed one, "release" its
+    committed release variant (the firmware frozen into the core). A UF2 listed in
     a SHA256SUMS beside it must match it; the bootrom must be the B1 image (beside the
     UF2, $PITBOSS_PICO_BOOTROM or ../shared/firmware). FirmwareError (one line) when
     something is missing or wrong."""
@@ -75,6 +80,8 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
         cands += [d / UF2_NAME for d in _shared_dirs(repo)]
     elif want_uf2 == PITBOSS:
         cands.append(PITBOSS_UF2)
+    elif want_uf2 == RELEASE:
+        cands.append(RELEASE_UF2)
     else:
         cands.append(Path(want_uf2))
     found = next((p for p in cands if p.is_file()), None)

@@ -133,7 +133,8 @@ function wake() {
 
 // control 'profile': the program counter sampled every 64th instruction (a developer's
 // tool: where a figure's cycles go, mapped to functions with the image's ELF).
-let profile = null;
+// PITBOSS_PICO_PROFILE=1 in the environment starts it at power-on (the boot's profile).
+let profile = process.env.PITBOSS_PICO_PROFILE ? { n: 0, pcs: new Map() } : null;
 
 let hung = false;  // control 'hang': no instruction runs, the clock (and watchdog) go on
 

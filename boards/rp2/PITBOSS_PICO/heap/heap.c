@@ -5,7 +5,8 @@
 // (docs/bench.md, "Where the chip's cycles go"). Only the free count is needed here, and
 // the allocation table gives it 32 bits (16 blocks) at a time: a word that is all zero is
 // 16 free blocks, others are counted two bits per block.
-// The module pitboss_heap: free(), the same number as gc.mem_free().
+// The module pitboss_heap: free(), the same number as gc.mem_free(); since(), the bytes
+// allocated since the last collection.
 // It runs on the VM's thread like every other Python call, and reads the table as
 // gc_info() does (no lock is taken there either without threads in the table's firmware).
 
@@ -54,9 +55,23 @@ static mp_obj_t pitboss_heap_free(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_free_obj, pitboss_heap_free);
 
+// Bytes allocated since the last collection: the collector's own count (it collects
+// once this reaches gc.threshold()), so the loop can collect in the gap after a card's
+// acknowledgement or a line's reply only when enough garbage may have built up to run a
+// collection inside the next card's path, instead of after every card (pitboss.loop).
+static mp_obj_t pitboss_heap_since(void) {
+    #if MICROPY_GC_ALLOC_THRESHOLD
+    return MP_OBJ_NEW_SMALL_INT(MP_STATE_MEM(gc_alloc_amount) * MICROPY_BYTES_PER_GC_BLOCK);
+    #else
+    return mp_const_none;
+    #endif
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_since_obj, pitboss_heap_since);
+
 static const mp_rom_map_elem_t pitboss_heap_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_pitboss_heap) },
     { MP_ROM_QSTR(MP_QSTR_free), MP_ROM_PTR(&pitboss_heap_free_obj) },
+    { MP_ROM_QSTR(MP_QSTR_since), MP_ROM_PTR(&pitboss_heap_since_obj) },
 };
 static MP_DEFINE_CONST_DICT(pitboss_heap_globals, pitboss_heap_globals_table);
 

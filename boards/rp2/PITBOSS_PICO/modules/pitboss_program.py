@@ -84,8 +84,11 @@ def check():
     _h = None
     if lfs.startswith("damaged"):
         return lfs
-    if _frozen():
-        return None  # the FROZEN variant: the firmware is in the core (pitboss.store.integrity)
+    # The FROZEN (release) variant has the firmware in the core itself: its manifest
+    # lists the core alone (host_tools/deploy/romfs_deploy.py), hashed after the first
+    # line as on the ROMFS image; nothing from the ROMFS partition runs (.frozen comes
+    # first in sys.path, and every firmware module is frozen).
+    frozen = _frozen()
     try:
         with open(MANIFEST) as f:
             text = f.read()
@@ -108,6 +111,12 @@ def check():
             romfs = romfs or entry.startswith("@romfs/")
     if not complete:
         return "the last deploy did not finish (manifest pending)"
+    if frozen:
+        # The core is the program: a manifest that does not list it (one a ROMFS deploy
+        # wrote for the other image) was never this image's deploy.
+        if romfs or not deferred:
+            return "the manifest is not the release image's (it must list the core alone)"
+        return None
     if not romfs:
         return "the manifest lists no ROMFS"
     return None
