@@ -1,5 +1,6 @@
-"""The pitboss image (boards/rp2/PITBOSS_PICO) rebuilt from ../shared/firmware/ byte for
-byte (the image's quick checks: tests/host/test_pitboss_image.py)."""
+"""The pitboss image (boards/rp2/PITBOSS_PICO) and its release variant rebuilt from
+../shared/firmware/ byte for byte (the image's quick checks: tests/host/test_pitboss_image.py,
+tests/static/test_release_image.py)."""
 import os
 import shutil
 import subprocess
@@ -24,3 +25,8 @@ def test_the_committed_image_rebuilds_byte_for_byte(tmp_path):
                        capture_output=True, text=True, timeout=3600)
     assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
     assert "identical to the committed image" in p.stdout
+    # The release image (the firmware frozen into the core) from the same tree.
+    p = subprocess.run([str(BOARD / "build.sh"), "--dir", d, "--variant", "FROZEN",
+                        "--check"], capture_output=True, text=True, timeout=3600)
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    assert "PITBOSS_PICO-FROZEN.uf2: identical to the committed image" in p.stdout
