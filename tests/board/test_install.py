@@ -63,6 +63,19 @@ def test_pip_install_then_run_from_another_folder(tmp_path):
     assert os.path.isfile(os.path.join(tree, "firmware", "main.py"))
     assert len(os.listdir(os.path.join(tree, "tests", "vectors"))) >= 8
 
+    # Both committed Pico images (the pitboss image and its release variant) are in the
+    # wheel's tree and found by name (the default one was looked for beside the package).
+    from host_tools.emu.pico import find_firmware
+    r = subprocess.run([str(bindir / "python"), "-c",
+                        "from host_tools.emu.pico import find_firmware\n"
+                        "for k in ('pitboss', 'release'): print(find_firmware(k)[0])"],
+                       cwd=elsewhere, env=dict(env, PITBOSS_PICO_BOOTROM=str(
+                           find_firmware()[1])), capture_output=True, text=True, timeout=60)
+    found = r.stdout.split()
+    assert [os.path.basename(f) for f in found] == ["PITBOSS_PICO.uf2",
+                                                    "PITBOSS_PICO-FROZEN.uf2"], r.stderr
+    assert all(f.startswith(tree) for f in found), found
+
     # No VM and no npm: a clear message saying what to install and where, not a traceback.
     r = pitboss("flash", "--port", "virtual",
                 extra={"PATH": str(bindir), "PITBOSS_NODE": find_node()})

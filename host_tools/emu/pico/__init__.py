@@ -10,6 +10,7 @@ import hashlib
 import os
 from pathlib import Path
 
+import host_tools
 from host_tools.emu import sidechannel
 
 HERE = Path(__file__).resolve().parent
@@ -18,8 +19,9 @@ UF2_NAME = "RPI_PICO-v1.27.0.uf2"  # the stock image (../shared/firmware/)
 # The image the emulated Pico boots by default: the pitboss image, built from its recipe
 # in the repository (boards/rp2/PITBOSS_PICO/build.sh) and committed beside it, pinned by
 # the SHA256SUMS there. `--uf2 stock` / PITBOSS_PICO_UF2=stock boots the stock image.
-PITBOSS_UF2 = Path(__file__).resolve().parents[3] / "boards" / "rp2" / "PITBOSS_PICO" / \
-    "build" / "PITBOSS_PICO.uf2"
+# (Under host_tools.REPO: the checkout, or the wheel's tree, host_tools/_tree.)
+PITBOSS_UF2 = Path(host_tools.REPO) / "boards" / "rp2" / "PITBOSS_PICO" / "build" / \
+    "PITBOSS_PICO.uf2"
 # The release variant (boards/rp2/PITBOSS_PICO/build.sh --variant FROZEN): the firmware
 # frozen into the core, committed beside the ROMFS image and pinned by the same SHA256SUMS.
 RELEASE_UF2 = PITBOSS_UF2.with_name("PITBOSS_PICO-FROZEN.uf2")
