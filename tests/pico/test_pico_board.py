@@ -251,17 +251,11 @@ def test_the_stock_image_still_runs_vectors_and_a_table(tier):
     """The stock MicroPython image stays supported (issue 27): files copied to littlefs,
     the rule vectors of two games (tests/support/pico_tier.STOCK_VECTORS; the image's job runs
     every file), a round settled as on CPython through the file-backed journal."""
-    from tests.support.pico_tier import STOCK_VECTORS
     r = tier.result("stock")
     if "skipped" in r:
         pytest.skip(r["skipped"])
     assert r["copied"] > 20
-    assert compare(r["host"], r["board"]) == []
-    assert sorted(r["board"][0]) == sorted(STOCK_VECTORS)
-    assert all(ok > 0 for ok, _ in r["board"][0].values()), r["board"][0]
-    got, want = dict(r["got"]), dict(r["want"])
-    got.pop("round", None), want.pop("round", None)
-    assert got == want and got["ok"]
+    _two_games_and_a_round_as_on_cpython(r)
     assert r["region"][0] == "FileRegion" and int(r["region"][1]) > 0, r["region"]
     print("stock image: flash %.1f s chip / %.1f s wall, vectors %.1f / %.1f, round "
           "%.1f / %.1f" % (r["flash_chip_s"], r["flash_wall_s"], r["vectors_chip_s"],
@@ -273,19 +267,24 @@ def test_the_release_image_deploys_its_manifest_and_runs_a_table(tier):
     """The release image (issue 27's frozen variant, kept: docs/bench.md): no code is
     copied or deployed, the manifest lists its core and verify passes, the firmware
     runs from the core (frozen), vectors and a round as on CPython."""
-    from tests.support.pico_tier import STOCK_VECTORS
     r = tier.result("release")
     if "skipped" in r:
         pytest.skip(r["skipped"])
     assert r["copied"] == 0 and r["verified"], r["problems"]
     # A frozen module's __file__ has no mount point ("/rom/..." on the ROMFS image).
     assert r["where"] == ["pitboss/loop.py", "True"], r["where"]
+    _two_games_and_a_round_as_on_cpython(r)
+    print("release image: flash %.1f s chip / %.1f s wall, vectors %.1f / %.1f, round "
+          "%.1f / %.1f" % (r["flash_chip_s"], r["flash_wall_s"], r["vectors_chip_s"],
+                           r["vectors_wall_s"], r["round_chip_s"], r["round_wall_s"]))
+
+
+def _two_games_and_a_round_as_on_cpython(r):
+    """The stock and release jobs' vectors (two games) and round, against CPython."""
+    from tests.support.pico_tier import STOCK_VECTORS
     assert compare(r["host"], r["board"]) == []
     assert sorted(r["board"][0]) == sorted(STOCK_VECTORS)
     assert all(ok > 0 for ok, _ in r["board"][0].values()), r["board"][0]
     got, want = dict(r["got"]), dict(r["want"])
     got.pop("round", None), want.pop("round", None)
     assert got == want and got["ok"]
-    print("release image: flash %.1f s chip / %.1f s wall, vectors %.1f / %.1f, round "
-          "%.1f / %.1f" % (r["flash_chip_s"], r["flash_wall_s"], r["vectors_chip_s"],
-                           r["vectors_wall_s"], r["round_chip_s"], r["round_wall_s"]))

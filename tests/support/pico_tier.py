@@ -521,35 +521,43 @@ class Jobs:
         d = Pico(self.base / "d", uf2="stock")
         self.boards.append(d)
         try:
-            res, chip, wall = self._chip(d, lambda: flashing.flash(d.port, progress=None))
-            d.connect()
-            host = cpython_run(STOCK_VECTORS)
-            on_board, v_chip, v_wall = self._chip(d, lambda: board_run(d.board,
-                                                                      STOCK_VECTORS))
-            from tests.support.pico_powercut import round_lines
-            from host_tools.table.targets import LocalTarget
-            d.conf.provision()
-            assert d.conf.configure(CUT_GAME, CUT_SEATS)["ok"]
-            ref = LocalTarget(durable=False)
-            from tempfile import mkdtemp
-            rc = Configurator(ref, "ref", KeyStore(mkdtemp()))
-            rc.provision()
-            assert rc.configure(CUT_GAME, CUT_SEATS)["ok"]
-            lines, settle = round_lines(CUT_GAME, CUT_SEATS, 900)
-            want = ref.commands(lines + [settle])[-1]
-            got, r_chip, r_wall = self._chip(
-                d, lambda: d.target.commands(lines + [settle])[-1])
+            out = self._flash_vectors_round(d)
             # The round went through the file-backed region (boards/pico.py): its
             # sector files on littlefs.
-            region = d.board.exec("import board, os\nfrom pitboss.hw import board as drivers\n"
-                                  "print(type(drivers.journal_region(board)).__name__,"
-                                  " len(os.listdir('/journal/region')))").split()
-            return {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall,
-                    "vectors_chip_s": v_chip, "vectors_wall_s": v_wall,
-                    "round_chip_s": r_chip, "round_wall_s": r_wall, "region": region,
-                    "host": host, "board": on_board, "want": want, "got": got}
+            out["region"] = d.board.exec(
+                "import board, os\nfrom pitboss.hw import board as drivers\n"
+                "print(type(drivers.journal_region(board)).__name__,"
+                " len(os.listdir('/journal/region')))").split()
+            return out
         finally:
             d.stop()
+
+    def _flash_vectors_round(self, d, between=None):
+        """Another image's Pico `d`: `pitboss flash`, then between(d) if given (its
+        result under "between"), the rule vectors of STOCK_VECTORS' games against
+        CPython, and a round of CUT_GAME settled as on CPython; chip and wall times."""
+        res, chip, wall = self._chip(d, lambda: flashing.flash(d.port, progress=None))
+        out = {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall}
+        if between is not None:
+            out["between"] = between(d)
+        d.connect()
+        out["host"] = cpython_run(STOCK_VECTORS)
+        out["board"], out["vectors_chip_s"], out["vectors_wall_s"] = self._chip(
+            d, lambda: board_run(d.board, STOCK_VECTORS))
+        from tests.support.pico_powercut import round_lines
+        from host_tools.table.targets import LocalTarget
+        d.conf.provision()
+        assert d.conf.configure(CUT_GAME, CUT_SEATS)["ok"]
+        ref = LocalTarget(durable=False)
+        from tempfile import mkdtemp
+        rc = Configurator(ref, "ref", KeyStore(mkdtemp()))
+        rc.provision()
+        assert rc.configure(CUT_GAME, CUT_SEATS)["ok"]
+        lines, settle = round_lines(CUT_GAME, CUT_SEATS, 900)
+        out["want"] = ref.commands(lines + [settle])[-1]
+        out["got"], out["round_chip_s"], out["round_wall_s"] = self._chip(
+            d, lambda: d.target.commands(lines + [settle])[-1])
+        return out
 
     def job_release(self, a):
         """The release image (the firmware frozen into the core; host_tools/deploy/
@@ -562,34 +570,16 @@ class Jobs:
         d = Pico(self.base / "r", uf2=RELEASE)
         self.boards.append(d)
         try:
-            res, chip, wall = self._chip(d, lambda: flashing.flash(d.port, progress=None))
-            verified = verify.verify(d.port, progress=None)
-            d.connect()
-            host = cpython_run(STOCK_VECTORS)
-            on_board, v_chip, v_wall = self._chip(d, lambda: board_run(d.board,
-                                                                      STOCK_VECTORS))
+            out = self._flash_vectors_round(
+                d, lambda d: verify.verify(d.port, progress=None))
+            v = out.pop("between")
+            out["verified"], out["problems"] = v.ok, v.problems
             # What runs is frozen: the firmware's modules come from the core, and a
             # module of the same name on littlefs cannot take their place.
-            where = d.board.exec("import pitboss.loop as m, pitboss_program as p\n"
-                                 "print(getattr(m, '__file__', '?'), p._frozen())").split()
-            from tests.support.pico_powercut import round_lines
-            from host_tools.table.targets import LocalTarget
-            d.conf.provision()
-            assert d.conf.configure(CUT_GAME, CUT_SEATS)["ok"]
-            ref = LocalTarget(durable=False)
-            from tempfile import mkdtemp
-            rc = Configurator(ref, "ref", KeyStore(mkdtemp()))
-            rc.provision()
-            assert rc.configure(CUT_GAME, CUT_SEATS)["ok"]
-            lines, settle = round_lines(CUT_GAME, CUT_SEATS, 900)
-            want = ref.commands(lines + [settle])[-1]
-            got, r_chip, r_wall = self._chip(
-                d, lambda: d.target.commands(lines + [settle])[-1])
-            return {"copied": len(res.copied), "flash_chip_s": chip, "flash_wall_s": wall,
-                    "verified": verified.ok, "problems": verified.problems, "where": where,
-                    "vectors_chip_s": v_chip, "vectors_wall_s": v_wall,
-                    "round_chip_s": r_chip, "round_wall_s": r_wall,
-                    "host": host, "board": on_board, "want": want, "got": got}
+            out["where"] = d.board.exec("import pitboss.loop as m, pitboss_program as p\n"
+                                        "print(getattr(m, '__file__', '?'), p._frozen())"
+                                        ).split()
+            return out
         finally:
             d.stop()
 
