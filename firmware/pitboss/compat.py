@@ -41,16 +41,11 @@ def mem_free():
     reads the allocation table a word at a time: gc.mem_free() walks every block and
     cost ~8 ms of every line the loop answers (it keeps the low-water mark)."""
     global _free
-    f = _free
-    if f is None:
-        try:
-            from pitboss_heap import free as f  # pyright: ignore[reportMissingImports]
-        except ImportError:
-            import gc
+    if _free is None:
+        import gc
 
-            f = getattr(gc, "mem_free", None) or _none
-        _free = f
-    return f()
+        _free = _heap("free", getattr(gc, "mem_free", None) or _none)
+    return _free()
 
 
 _since = None  # the function alloc_since() calls, found on its first call
@@ -62,14 +57,18 @@ def alloc_since():
     image, the collector's own count (pitboss_heap.since): the loop collects in the gap
     after a card or a line only once enough garbage built up (pitboss.loop)."""
     global _since
-    f = _since
-    if f is None:
-        try:
-            from pitboss_heap import since as f  # pyright: ignore[reportMissingImports]
-        except ImportError:
-            f = _none
-        _since = f
-    return f()
+    if _since is None:
+        _since = _heap("since", _none)
+    return _since()
+
+
+def _heap(name, fallback):
+    """pitboss_heap.<name> (the pitboss image's C module), else `fallback`."""
+    try:
+        import pitboss_heap  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return fallback
+    return getattr(pitboss_heap, name, fallback)
 
 
 def _none():

@@ -101,8 +101,8 @@ def _internal(where, e):
                                    "message": ("%s: %r" % (where, e))[:80]}}
 
 
-# Bytes allocated after which a line's reply waits for a collection (_due): half the
-# collector's threshold where the port counts them (the pitboss image), set by serve().
+# Bytes allocated after which a line's reply waits for a collection: half the collector's
+# threshold where the port counts them (alloc_since: the pitboss image), set by serve().
 _gap = 0
 
 
@@ -114,7 +114,8 @@ def _answer(a, line, write):
         reply = a.ctl.command(line)
     except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
         reply = _internal("command", e)
-    if _due(_gap):
+    n = alloc_since()  # (None where the port does not count them cheaply)
+    if n is not None and 0 < _gap <= n:
         # Before the reply, not after it: the host (and the shoe, whose deal follows a
         # `deal` line's reply) waits for it, so the collection is never inside the next
         # card's path. Left to gc.threshold, the garbage of a round's wagers and deal
@@ -435,13 +436,6 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
         if not got:
             _idle(a, write)
         wait = 0 if got >= _DRAIN_MAX else poll_ms
-
-
-def _due(soon):
-    """Were `soon` bytes allocated since the last collection? False where the port does
-    not count them cheaply (alloc_since: None)."""
-    n = alloc_since()
-    return n is not None and soon > 0 and n >= soon
 
 
 def _idle(a, write):

@@ -73,25 +73,6 @@ def _pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-def measure_frozen(image, base: Path, progress=print) -> dict:
-    """The release variant (the firmware frozen into the image, build.sh --variant
-    FROZEN): nothing to deploy and no manifest (so its table boots tilted, as an image
-    never flashed does); power-on to the first line, the heap then, and the REPL's heap
-    figures, as measure_image() takes them."""
-    out = {"image": str(image)}
-    state, flash_dir = base / "state", base / "flash"
-    st = start(flash_dir, state_dir=state, kind="pico", parent_pid=os.getpid(), uf2=image,
-               service=False)
-    try:
-        with ProtocolLink(st["port"]) as link:
-            _first_line(link, out)
-    finally:
-        stop(state)
-    out["repl"] = _repl_heap(flash_dir, state, image)
-    progress("pico %s: boot and heap figures" % image)
-    return out
-
-
 def _first_line(link, out):
     """The first `mem` line after power-on: reset -> first line answered, the heap then."""
     m = link.request("mem", timeout=900)
@@ -301,10 +282,9 @@ def render(res) -> str:
 if __name__ == "__main__":
     import sys
 
-    if sys.argv[1:2] == ["--frozen"]:  # python -m host_tools.bench.image --frozen UF2
-        base = Path(tempfile.mkdtemp(prefix="pitboss-bench-frozen-"))
-        print(json.dumps(measure_frozen(sys.argv[2], base), default=str))
-    elif sys.argv[1:2] == ["--repl"]:  # --repl IMAGE FLASH_DIR: the REPL figures alone
+    # (The release image, which --frozen UF2 measured here before it could run a table,
+    # is now one of IMAGES.)
+    if sys.argv[1:2] == ["--repl"]:  # --repl IMAGE FLASH_DIR: the REPL figures alone
         base = Path(tempfile.mkdtemp(prefix="pitboss-bench-repl-"))
         print(json.dumps(_repl_heap(Path(sys.argv[3]), base / "state", sys.argv[2])))
     else:

@@ -34,9 +34,8 @@ def sources(root: Path = REPO) -> list[Path]:
     out = [fw / "manifest.py", root / "boards" / "pico.py"]
     out += [p for p in (fw / "pitboss").rglob("*.py") if "sim" not in p.relative_to(fw).parts]
     board = root / "boards" / "rp2" / "PITBOSS_PICO"
-    out += [p for p in board.rglob("*") if p.is_file() and "build" not in
-            p.relative_to(board).parts and p.suffix not in (".pyc",)
-            and "__pycache__" not in p.parts]
+    out += [p for p in board.rglob("*") if p.is_file() and not {"build", "__pycache__"}
+            & set(p.relative_to(board).parts)]
     return sorted(set(out))
 
 

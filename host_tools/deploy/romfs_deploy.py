@@ -35,18 +35,17 @@ import host_tools
 from host_tools.deploy import mpremote_steps as steps
 from host_tools.deploy.flash_plan import FlashResult
 from host_tools.deploy.mpy_build import build_dir
+from host_tools.emu.pico import PITBOSS_UF2, RELEASE_UF2
 from host_tools.output import FlashError
 from pitboss.store import integrity
 
 REPO = Path(host_tools.REPO)
 BOARD_DIR = REPO / "boards" / "rp2" / "PITBOSS_PICO"
 LAYOUT_PY = BOARD_DIR / "modules" / "pitboss_layout.py"
-IMAGE_NAME = "PITBOSS_PICO.uf2"
-IMAGE = BOARD_DIR / "build" / IMAGE_NAME
-# The release variant (build.sh --variant FROZEN): the firmware frozen into the core, so
-# its program is the core alone and a deploy writes only the manifest (docs/pitboss-image.md).
-RELEASE_NAME = "PITBOSS_PICO-FROZEN.uf2"
-RELEASE = BOARD_DIR / "build" / RELEASE_NAME
+# The committed images (host_tools.emu.pico names them): the ROMFS image, and the release
+# variant (build.sh --variant FROZEN), whose program is its core alone, so a deploy there
+# writes only the manifest (docs/pitboss-image.md).
+IMAGE, RELEASE = PITBOSS_UF2, RELEASE_UF2
 # Firmware files the image has frozen (its own main.py and boot.py run instead): not in
 # the ROMFS.
 FROZEN = ("/main.py", "/boot.py")
@@ -233,7 +232,7 @@ def deploy(dev: str, name: str, mode: str, files, info: dict, progress, root: Pa
     # manifest that lists the core (pitboss_program.check() refuses any other).
     release = bool(info.get("frozen")) if image == "auto" else image == "release"
     uf2 = RELEASE if release else IMAGE
-    regions = program(files, uf2, romfs=not release)
+    regions = program_for(files, release)
     core_e = next(e for e in regions if e.startswith("@core/"))
     rom_e = next((e for e in regions if e.startswith("@romfs/")), None)
     rom = regions[rom_e] if rom_e else b""
