@@ -62,6 +62,15 @@ def alloc_since():
     return _since()
 
 
+def pystack():
+    """[deepest, size]: the most of the Python stack the firmware ever used since reset,
+    and its size, in bytes, on the pitboss image (its frames are not on the heap:
+    boards/rp2/PITBOSS_PICO/heap/heap.c); None elsewhere."""
+    f = _heap("pystack", _none)
+    r = f()
+    return None if r is None else [r[1], r[2]]
+
+
 def _heap(name, fallback):
     """pitboss_heap.<name> (the pitboss image's C module), else `fallback`."""
     try:

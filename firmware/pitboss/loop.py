@@ -284,7 +284,11 @@ def main(service=False):
         a = _Down(repr(e)[:120] + _where(e))
     write = json_writer(sys.stdout)
     a.ctl.stream = True  # recall's rounds written as they are read (json_writer)
-    gc.collect()
+    if isinstance(a, _Down):
+        # (A built App collected at the end of its boot: a second collection here was
+        # ~8 ms of the first line's time on the emulated Pico, for the few hundred
+        # bytes of the display's READY message.)
+        gc.collect()
     threshold = getattr(gc, "threshold", None)  # MicroPython only
     if threshold is not None:
         every = getattr(hw, "gc_every", None)

@@ -192,8 +192,9 @@ def test_show_sends_only_the_pages_that_changed():
     bus = v.SimI2C()
     panel = SSD1306(bus, 0x3C, W, H)
     sent = []
-    real = bus.writevto
-    bus.writevto = lambda addr, vec, stop=True: (sent.append(len(vec[1])), real(addr, vec))
+    real = bus.writeto
+    bus.writeto = lambda addr, buf, stop=True: (
+        sent.append(len(buf) - 1) if buf[0] == 0x40 else None, real(addr, buf))
     panel.show()
     assert sent == []  # nothing changed since init_display's show
     panel.text("CARDS 7/49", 0, 24, 1)  # page 3 only
@@ -203,4 +204,70 @@ def test_show_sends_only_the_pages_that_changed():
     panel.pixel(1, 63, 0)  # page 7
     panel.show()
     assert sent == [W, 8 * W, W]
+    assert bytes(bus.devices[0x3C].ram) == bytes(panel.buf)
+
+
+def _panel():
+    v = boards.load("virtual")
+    bus = v.SimI2C()
+    panel = SSD1306(bus, 0x3C, W, H)
+    sent = []
+    real = bus.writeto
+
+    def writeto(addr, buf, stop=True):
+        if buf[0] != 0x40:  # a command
+            return real(addr, buf)
+        if sent and sent[-1] == "fail":
+            sent[-1] = "failed"
+            raise OSError(5)
+        assert (len(buf) - 1) % W == 0
+        sent.append((len(buf) - 1) // W)  # pages
+        return real(addr, buf)
+
+    bus.writeto = writeto
+    return panel, bus, sent
+
+
+SCREENS = (
+    ("status", ("nj-5card", [1], 3, "wagers")),
+    ("status", ("nj-5card", [1, 2], 3, "wagers")),  # row 2 only
+    ("status", ("nj-5card", [1, 2], 3, "dealing", ("CARDS 7/14",))),  # rows 3, 4
+    ("status", ("nj-5card", [1, 2], 3, "dealing", ("CARDS 7/14",))),  # nothing
+    ("alarm", ("duplicate_card", "card 9 of the deal was already dealt")),  # every row
+    ("result", ("nj-5card", (("", "flush", True), ((1, 30, "flush"), (2, -20, "high_card"))),
+                4)),
+    ("message", ("PITBOSS", ["READY"])),
+    ("result", ("pr-pai-gow", ((True, "full_house", "AK"), ((1, 950, "KQ"), (2, 0, None))),
+                5)),
+)
+
+
+def test_a_redraw_sends_only_the_rows_that_changed_and_draws_what_a_fresh_screen_would():
+    # Issue 27: TableDisplay keeps each row's text and sends the changed ones, with no
+    # checksum of the frame; the pixels are those of the screen drawn from blank.
+    panel, bus, sent = _panel()
+    d = display.TableDisplay(panel)
+    pages = []
+    for name, args in SCREENS:
+        del sent[:]
+        getattr(d, name)(*args)
+        pages.append(sum(sent))
+        fresh, buf = display.framebuffer(W, H)
+        getattr(display.TableDisplay(fresh), name)(*args)
+        assert bytes(panel.buf) == bytes(buf), name
+        assert bytes(bus.devices[0x3C].ram) == bytes(buf), name
+    assert pages[:5] == [8, 1, 2, 0, 8], pages  # the first screen: every page
+    assert bus.devices[0x3C].on
+
+
+def test_after_a_failed_show_the_next_redraw_sends_every_page():
+    panel, bus, sent = _panel()
+    d = display.TableDisplay(panel)
+    d.status("nj-3card", [1], 1, "wagers")
+    sent.append("fail")
+    with pytest.raises(OSError):
+        d.status("nj-3card", [1, 2], 1, "wagers")
+    del sent[:]
+    d.status("nj-3card", [1, 2, 3], 1, "wagers")  # one row changed, but the panel's RAM
+    assert sent == [8]                           # is unknown since the failure
     assert bytes(bus.devices[0x3C].ram) == bytes(panel.buf)

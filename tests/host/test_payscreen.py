@@ -77,9 +77,10 @@ def test_the_driver_sends_only_the_pages_that_changed():
     bus = v.SimI2C()
     panel = SSD1306(bus, 0x3C, 128, 64)
     sent = []
-    real = bus.writevto
-    bus.writevto = lambda addr, vec, stop=True: sent.append(sum(len(b) for b in vec)) \
-        or real(addr, vec, stop)
+    real = bus.writeto
+    # (frame data only: commands are 2-byte writes with control byte 0x80)
+    bus.writeto = lambda addr, buf, stop=True: (buf[0] == 0x40 and sent.append(len(buf))) \
+        or real(addr, buf, stop)
     d = display.TableDisplay(panel)
     pay = ((0, "one_pair", True), ((1, 30, "flush"), (2, -20, "high_card")))
     d.result("g", pay, 5)

@@ -120,3 +120,17 @@ def test_a_power_cycle_after_every_game_boots_and_replays_within_the_heap(fig):
     assert boot["free"] >= MIN_FREE and 0 < boot["max_block"] <= boot["free"], boot
     st = fig["status_after_session"]
     assert st["ok"] and st["game"] == "nj-3card" and not st["tilts"], st
+
+
+def test_the_python_stack_keeps_half_its_size_spare(fig):
+    """The pitboss image keeps Python frames on a stack of their own (6 KB, taken from the
+    heap; boards/rp2/PITBOSS_PICO/heap/heap.c): a call past its end is a RuntimeError. The
+    deepest it went through every game, export, recall and meters, and through the boot
+    that replays them, stays under half of it."""
+    from tests.support.pico_tier import image_is_pitboss
+
+    if not image_is_pitboss():
+        pytest.skip("a stock image keeps its frames on the heap")
+    for key in ("mem_end", "boot_after_session"):
+        deepest, size = fig[key]["pystack"]
+        assert 0 < deepest <= size // 2, (key, fig[key]["pystack"])

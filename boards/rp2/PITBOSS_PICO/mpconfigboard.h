@@ -8,3 +8,11 @@
 // is the tud_cdc_rx_cb here, copying whole runs into the stdin ring while Ctrl-C is off
 // and calling this one for the rest.
 #define MICROPY_WRAP_TUD_CDC_RX_CB(name) name##_mp
+
+// Python frames on a stack of their own, not the GC heap (heap/heap.c says why). Its size
+// comes out of the heap; the deepest the firmware went is pitboss_heap.pystack()[1].
+#define MICROPY_ENABLE_PYSTACK                  (1)
+#define PITBOSS_PYSTACK_BYTES                   (6144)
+void pitboss_pystack_init(void);
+#define MICROPY_BOARD_EARLY_INIT()              pitboss_pystack_init()
+#define MICROPY_BOARD_START_SOFT_RESET()        pitboss_pystack_init()

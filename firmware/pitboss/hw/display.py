@@ -12,6 +12,8 @@ import framebuf
 from pitboss.compat import const
 
 _CHAR = const(8)  # font cell, pixels
+_STYLE_PLAIN = const(0)  # a row's style: lit text on dark (0 is also the background)
+_STYLE_INVERSE = const(1)  # dark text on a lit bar (the alarm screen is all such rows)
 # The pay screen's words (_pay), as one const tuple: strings in it are objects, not names
 # interned for good in the chip's qstr pools (a string constant of up to 10 characters
 # would be)
@@ -64,32 +66,70 @@ def wrap(text, width):
 
 
 class TableDisplay:
+    """Screens of text rows. Each 8-pixel row is one page of the SSD1306, and a screen
+    is only rows: each row's text and style are kept, and a redraw draws and sends only
+    the rows whose text or style changed (issue 27: a wager's redraw changes one row;
+    drawn and checksummed whole, it left ~2 KB of garbage a line on the chip). The
+    buffer holds the same pixels as if every screen were drawn from blank."""
+
     def __init__(self, fb, width=128, height=64):
         self.fb = fb
         self.width = width
         self.height = height
         self.cols = width // _CHAR
         self.rows = height // _CHAR
-        self._show = getattr(fb, "show", None)  # a real panel; a plain framebuf has none
+        # a real panel takes the changed pages (pitboss.hw.ssd1306); a plain framebuf
+        # (the virtual board, CPython) has no show
+        self._show = getattr(fb, "show_pages", None)
+        # What each row holds: its text (None: unknown, so the first screen draws every
+        # row) and style (_STYLE_*), and the rows this screen drew or left as they were.
+        self._txt = [None] * self.rows
+        self._sty = bytearray(self.rows)
+        self._put = bytearray(self.rows)
+        self._lo = self.rows  # the changed rows, _lo.._hi (none while _lo > _hi)
+        self._hi = -1
+
+    def _begin(self):
+        put = self._put
+        for r in range(self.rows):
+            put[r] = 0
+        self._lo = self.rows
+        self._hi = -1
 
     def _text(self, row, text, inverse=False):
+        """Row `row` shows `text` (clipped at the right edge by framebuf), dark on lit
+        if inverse. Drawn only if the row held something else."""
+        style = _STYLE_INVERSE if inverse else _STYLE_PLAIN
+        self._put[row] = 1
+        if self._sty[row] == style and self._txt[row] == text:
+            return
         fb = self.fb
         y = row * _CHAR
-        text = text[:self.cols]
-        if inverse:
-            fb.fill_rect(0, y, self.width, _CHAR, 1)
-            fb.text(text, 0, y, 0)
-        else:
-            fb.text(text, 0, y, 1)
+        fb.fill_rect(0, y, self.width, _CHAR, style)  # the style is the row's background
+        if text:
+            fb.text(text, 0, y, 1 - style)
+        self._txt[row] = text
+        self._sty[row] = style
+        if row < self._lo:
+            self._lo = row
+        if row > self._hi:
+            self._hi = row
 
-    def _done(self):
+    def _done(self, blank=_STYLE_PLAIN):
+        """The rows this screen did not write are blank (lit ones on the alarm screen);
+        then the changed rows go to the panel."""
+        for r in range(self.rows):
+            if not self._put[r]:
+                self._text(r, "", blank == _STYLE_INVERSE)
         if self._show is not None:
-            self._show()
+            # (After a failure the rows kept here still match the buffer; the panel's
+            # driver sends every page at its next show.)
+            self._show(self._lo, self._hi)
 
     def status(self, game, seats, round_no=None, phase="", notes=()):
         """Between rounds: game id, round, seats in play, phase, then free notes (shoe
         state, last card...), one row each."""
-        self.fb.fill(0)
+        self._begin()
         self._text(0, game, inverse=True)
         self._text(1, "ROUND %d" % round_no if round_no is not None else "ROUND -")
         labels = " ".join(str(s) for s in seats)
@@ -122,7 +162,7 @@ class TableDisplay:
         is gone from the firmware: the board carries only what a table shows.)"""
         w = _PAY
         head, seats = rows
-        self.fb.fill(0)
+        self._begin()
         r = w[0] % round_no if round_no is not None else ""
         if head is None:  # showdown: no dealer, the pot
             self._text(0, r + w[1], inverse=True)
@@ -156,7 +196,7 @@ class TableDisplay:
     def message(self, title, lines=()):
         """Anything else the dealer needs to read (deck registration prompts, the shoe's
         state): an inverted title row, then one row per line."""
-        self.fb.fill(0)
+        self._begin()
         self._text(0, title, inverse=True)
         for i, line in enumerate(lines):
             if 1 + i >= self.rows:
@@ -167,11 +207,10 @@ class TableDisplay:
     def alarm(self, title, message=""):
         """An alarm the dealer must see: the whole screen inverted (lit, dark text), so it
         cannot pass for a status or result screen; title, then the message wrapped."""
-        fb = self.fb
-        fb.fill(1)
-        fb.text(("! " + title.upper())[:self.cols], 0, 0, 0)
+        self._begin()
+        self._text(0, "! " + title.upper(), True)
         for i, line in enumerate(wrap(message, self.cols)):
             if 1 + i >= self.rows:
                 break
-            fb.text(line, 0, (1 + i) * _CHAR, 0)
-        self._done()
+            self._text(1 + i, line, True)
+        self._done(_STYLE_INVERSE)

@@ -1,4 +1,5 @@
-# SSD1306 OLED driver (I2C): a framebuf.FrameBuffer whose show() pushes the whole buffer.
+# SSD1306 OLED driver (I2C): a framebuf.FrameBuffer whose show() pushes the pages that
+# changed (show_pages() those its caller says changed).
 #
 # Drawing goes through framebuf (fill/text/rect/...), which is C code on the board, so the
 # firmware never touches pixels in Python. The buffer is in MONO_VLSB layout because that
@@ -14,6 +15,7 @@ from binascii import crc32
 from pitboss.compat import const
 
 _CONTROL_CMD = const(0x80)  # Co=1, D/C#=0: one command byte follows
+_DATA = const(0x40)  # Co=0, D/C#=1: display RAM data follows
 _SET_CONTRAST = const(0x81)
 _SET_ENTIRE_ON = const(0xA4)
 _SET_NORM_INV = const(0xA6)
@@ -40,18 +42,27 @@ class SSD1306(framebuf.FrameBuffer):
         self.width = width
         self.height = height
         self.pages = height // 8
-        self.buf = bytearray(self.pages * width)
+        # The frame with one byte before it, so that any run of pages goes to the panel
+        # in one writeto with its control byte (0x40, "GDDRAM data follows") in front
+        # (_send). A writevto of [control, pages] is copied into one new buffer by
+        # MicroPython's I2C layer: ~1 KB of garbage for a whole frame.
+        self._wire = bytearray(1 + self.pages * width)
+        self._wire[0] = _DATA
+        self._mv = memoryview(self._wire)
+        self.buf = self._mv[1:]  # the pixels, MONO_VLSB
         super().__init__(self.buf, width, height, framebuf.MONO_VLSB)
         # Preallocated so that commands and show() allocate nothing per frame.
         self._cmd = bytearray(2)
         self._cmd[0] = _CONTROL_CMD
-        self._frame = [b"\x40", self.buf]  # control byte 0x40 = "GDDRAM data follows"
         # What the panel holds, as a CRC-32 per page (issue 30: show() sends only the
         # pages that changed since; a change escapes it with odds of 1 in 2**32). None
         # until the first show() and after a failed one, which send every page. Not a
         # copy of the frame: that was 1 KB of a Pico's heap for good (the survive
         # session fell under its 64 KB floor).
         self._sums = None
+        # Whether the panel holds the buffer as show_pages() last sent it (False: its
+        # RAM is unknown, the next show_pages() sends every page).
+        self._known = False
         self.init_display()
 
     def write_cmd(self, c):
@@ -86,6 +97,7 @@ class SSD1306(framebuf.FrameBuffer):
         w(0x14)  # modules like ours have no external VCC
         w(_SET_DISP | 0x01)
         self._sums = None  # a (re)initialised panel's RAM is unknown: the next show sends all
+        self._known = False
         self.fill(0)
         self.show()
 
@@ -101,6 +113,44 @@ class SSD1306(framebuf.FrameBuffer):
 
     def invert(self, on):
         self.write_cmd(_SET_NORM_INV | (1 if on else 0))
+
+    def show_pages(self, first, last):
+        """Send pages first..last (first > last: none), which the caller knows to be all
+        that changed since the last show: pitboss.hw.display draws whole 8-pixel text
+        rows, one page each, and compares each row's text with what it drew before. No
+        page is read back or checksummed, so nothing is allocated (issue 27: the CRC of
+        every page in show() was ~0.9 KB of garbage a redraw, its results long ints on
+        the chip). Every page goes while the panel's RAM is unknown (at first and after
+        a failure). As in show(), the panel is asked at least one command."""
+        if not self._known:
+            first, last = 0, self.pages - 1
+        self._sums = None  # show()'s record of the panel is stale now: it sends all
+        self._known = False  # until the pages are on the panel
+        if first > last:
+            self.write_cmd(_SET_DISP | 0x01)  # raises OSError where no panel answers
+        else:
+            self._send(first, last)
+        self._known = True
+
+    def _send(self, first, last):
+        w = self.write_cmd
+        width = self.width
+        w(_SET_COL_ADDR)
+        w(0)
+        w(width - 1)
+        w(_SET_PAGE_ADDR)
+        w(first)
+        w(last)
+        # The byte before page `first` becomes the control byte while the pages go (the
+        # last pixel byte of the page above, or the one kept for page 0), then is put back.
+        wire = self._wire
+        i = first * width
+        keep = wire[i]
+        wire[i] = _DATA
+        try:
+            self.i2c.writeto(self.addr, self._mv[i:(last + 1) * width + 1])
+        finally:
+            wire[i] = keep
 
     def show(self):
         """Send the pages (8-pixel rows) that differ from what the panel holds: a result
@@ -123,24 +173,16 @@ class SSD1306(framebuf.FrameBuffer):
                     if first < 0:
                         first = pg
                     last = pg
-        w = self.write_cmd
         self._sums = None  # until the frame is on the panel
+        self._known = False
         if first < 0:
-            w(_SET_DISP | 0x01)  # raises OSError where no panel answers
+            self.write_cmd(_SET_DISP | 0x01)  # raises OSError where no panel answers
+        else:
+            self._send(first, last)
+        self._known = True
+        if first < 0:
             self._sums = sums
             return
-        w(_SET_COL_ADDR)
-        w(0)
-        w(width - 1)
-        w(_SET_PAGE_ADDR)
-        w(first)
-        w(last)
-        f = self._frame
-        f[1] = mv[first * width:(last + 1) * width] if first or last < pages - 1 else self.buf
-        try:
-            self.i2c.writevto(self.addr, f)
-        finally:
-            f[1] = self.buf
         if sums is None:
             sums = array("I", [0] * pages)  # once: later shows update it in place
         for pg in range(first, last + 1):

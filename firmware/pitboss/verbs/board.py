@@ -4,7 +4,7 @@
 import gc
 
 from pitboss import protocol
-from pitboss.compat import mem_free
+from pitboss.compat import mem_free, pystack
 from pitboss.errors import Refused
 from pitboss.store import integrity
 
@@ -14,7 +14,7 @@ SCREEN_CHUNK = 128  # display RAM bytes per `screen` reply line (256 hex digits)
 
 def mem(ctl, args):
     """mem: {free, alloc, min_free, max_block, up_ms, boot_ms, unchecked,
-    program_pending} in bytes
+    program_pending, and on the pitboss image pystack: [deepest, size]} in bytes
     after a collection; max_block (the largest single allocation that would succeed)
     is found by trial allocations bisected between 0 and free, done only here, on
     request. None on a port without gc.mem_free (CPython)."""
@@ -32,10 +32,14 @@ def mem(ctl, args):
                 "up_ms": up}
     # unchecked: journal bytes the boot left for the idle passes to check (0: done);
     # program_pending: the core's hash, deferred from boot, not finished yet
-    return {"free": free, "alloc": gc.mem_alloc(), "min_free": a.min_free,
-            "max_block": _max_block(free), "up_ms": up, "boot_ms": a.boot["ms"],
-            "unchecked": ctl.journal.unchecked,
-            "program_pending": ctl.program_pending()}
+    r = {"free": free, "alloc": gc.mem_alloc(), "min_free": a.min_free,
+         "max_block": _max_block(free), "up_ms": up, "boot_ms": a.boot["ms"],
+         "unchecked": ctl.journal.unchecked,
+         "program_pending": ctl.program_pending()}
+    ps = pystack()
+    if ps is not None:
+        r["pystack"] = ps  # [deepest since reset, size]: the pitboss image's own stack
+    return r
 
 
 def verify(ctl, args):

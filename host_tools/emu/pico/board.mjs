@@ -133,8 +133,12 @@ function wake() {
 
 // control 'profile': the program counter sampled every 64th instruction (a developer's
 // tool: where a figure's cycles go, mapped to functions with the image's ELF).
-// PITBOSS_PICO_PROFILE=1 in the environment starts it at power-on (the boot's profile).
+// PITBOSS_PICO_PROFILE=1 in the environment starts it at power-on (the boot's profile);
+// PITBOSS_PICO_PROFILE_MS=A-B samples only from A to B ms of chip time after power-on
+// (one step of the boot, not the idle passes that follow its first line).
 let profile = process.env.PITBOSS_PICO_PROFILE ? { n: 0, pcs: new Map() } : null;
+const [profileFrom, profileUntil] = (process.env.PITBOSS_PICO_PROFILE_MS || '0-0')
+  .split('-').map((ms) => Number(ms) * 1e6);
 
 let hung = false;  // control 'hang': no instruction runs, the clock (and watchdog) go on
 
@@ -162,7 +166,8 @@ function run() {
       clock.tick(next > 0 ? next : 0);
       i += 64;
     } else {
-      if (profile && (++profile.n & 63) === 0) {
+      if (profile && (++profile.n & 63) === 0
+          && (!profileUntil || (clock.nanos >= profileFrom && clock.nanos < profileUntil))) {
         const pc = core.PC;
         profile.pcs.set(pc, (profile.pcs.get(pc) || 0) + 1);
       }

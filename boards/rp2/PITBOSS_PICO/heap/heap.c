@@ -16,6 +16,7 @@
 
 #include "py/gc.h"
 #include "py/mpstate.h"
+#include "py/pystack.h"
 #include "py/runtime.h"
 
 #if MICROPY_GC_SPLIT_HEAP
@@ -68,10 +69,53 @@ static mp_obj_t pitboss_heap_since(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_since_obj, pitboss_heap_since);
 
+
+#if MICROPY_ENABLE_PYSTACK
+// The Python stack (mpconfigboard.h: MICROPY_ENABLE_PYSTACK). Without it, every call of a
+// Python function whose frame is over 44 bytes (locals, value stack, try blocks: most
+// of the firmware's) takes its frame from the GC heap and gives it back on return. Each
+// such frame is a first-fit search of the heap (gc_alloc, 12-21% of a protocol line's
+// profile on the emulated Pico) and counts toward gc.threshold(), so collections came
+// several times more often than the garbage asked for (issue 27: a redraw that kept no
+// object "allocated" 1.3 KB, 80 bytes a row). Frames here are pushed and popped in
+// order, and the collector scans the part in use (py/gc.c).
+// Filled with a pattern at each (soft) reset, so pystack() can tell how deep it ever got.
+#define PYSTACK_WORDS (PITBOSS_PYSTACK_BYTES / sizeof(mp_obj_t))
+#define PYSTACK_UNTOUCHED ((mp_obj_t)(uintptr_t)0xA5A5A5A5)
+static mp_obj_t pitboss_pystack[PYSTACK_WORDS];
+
+// MICROPY_BOARD_EARLY_INIT and MICROPY_BOARD_START_SOFT_RESET: before the runtime first
+// starts, and before it starts again after a soft reset.
+void pitboss_pystack_init(void) {
+    for (size_t i = 0; i < PYSTACK_WORDS; i++) {
+        pitboss_pystack[i] = PYSTACK_UNTOUCHED;
+    }
+    mp_pystack_init(pitboss_pystack, &pitboss_pystack[PYSTACK_WORDS]);
+}
+
+// pystack() -> (bytes in use now, the most ever in use since reset, its size).
+static mp_obj_t pitboss_heap_pystack(void) {
+    size_t top = PYSTACK_WORDS;
+    while (top > 0 && pitboss_pystack[top - 1] == PYSTACK_UNTOUCHED) {
+        top--;
+    }
+    mp_obj_t t[3] = {
+        MP_OBJ_NEW_SMALL_INT(mp_pystack_usage()),
+        MP_OBJ_NEW_SMALL_INT(top * sizeof(mp_obj_t)),
+        MP_OBJ_NEW_SMALL_INT(PYSTACK_WORDS * sizeof(mp_obj_t)),
+    };
+    return mp_obj_new_tuple(3, t);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_pystack_obj, pitboss_heap_pystack);
+#endif
+
 static const mp_rom_map_elem_t pitboss_heap_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_pitboss_heap) },
     { MP_ROM_QSTR(MP_QSTR_free), MP_ROM_PTR(&pitboss_heap_free_obj) },
     { MP_ROM_QSTR(MP_QSTR_since), MP_ROM_PTR(&pitboss_heap_since_obj) },
+    #if MICROPY_ENABLE_PYSTACK
+    { MP_ROM_QSTR(MP_QSTR_pystack), MP_ROM_PTR(&pitboss_heap_pystack_obj) },
+    #endif
 };
 static MP_DEFINE_CONST_DICT(pitboss_heap_globals, pitboss_heap_globals_table);
 
