@@ -52,6 +52,7 @@ from pitboss.store.journal import Journal
 from pitboss.store.record import JournalCorrupt, JournalError, JournalFull, corrupt
 from pitboss.store.record import (KIND_RECORD, KIND_SNAPSHOT, OVERHEAD, SEG_HDR, SEG_MAGIC,
                                   SEG_START, frame, pack_seg_header)
+from pitboss.store.record import native as _native
 from pitboss.store.ringopen import Cursor
 from pitboss.store.record import Seg
 
@@ -205,7 +206,13 @@ class RegionJournal(Journal):
 
     def _put_record(self, kind, seq, data):
         # Header and CRC into Journal's _wbuf (record.frame; allocated once, as its views).
-        frame(self._wbuf, self._w8, self._whead, kind, seq, data)
+        # Native code called from here where there is some: a call of frame() is a
+        # Python frame, which MicroPython allocates on the heap past 11 words (~96 B).
+        nat = _native()
+        if nat:
+            nat.frame(self._wbuf, data, len(data), kind, seq)
+        else:
+            frame(self._wbuf, self._w8, self._whead, kind, seq, data)
         self._put(self._whead)
         self._put(data)
         self._put(self._wtail)
