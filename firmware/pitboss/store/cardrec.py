@@ -5,6 +5,8 @@
 # as before.
 import struct
 
+from pitboss.store.record import native
+
 _HEAD = b'{"ev":"card","c":'
 _S = b',"s":'
 _T = b',"t":'
@@ -24,6 +26,16 @@ class CardRecord:
         """ints c (the card id), s (the shoe's frame count, or None), t (time) -> a
         memoryview of the record's bytes (valid until the next encode)."""
         b = self.buf
+        nat = native()
+        if nat and 0 <= t < 0x100000000 and 0 <= c < 0x40000000 and (
+                s is None or 0 <= s < 0x40000000):
+            # Native code where the port has it (pitboss.store.recnative): no long-int
+            # arithmetic, no Python frame per number (each is heap past 11 words).
+            i = nat.card(b, len(_HEAD), c, -1 if s is None else s, t)
+            v = self._views.get(i)
+            if v is None:
+                v = self._views[i] = memoryview(b)[:i]
+            return v
         i = _put_int(b, len(_HEAD), c)
         if s is not None:
             b[i:i + 5] = _S

@@ -75,7 +75,7 @@ CHUNK = const(256)  # the read buffer: a header, or a piece of a record's payloa
 
 
 # A record's header and CRC values in native code where the port has a native emitter
-# (pitboss/store/crcnative.py, @micropython.viper: the Pico, the ESP32), looked up when the
+# (pitboss/store/recnative.py, @micropython.viper: the Pico, the ESP32), looked up when the
 # first record is written: None until then, False where there is none (CPython, the
 # WebAssembly VM). binascii.crc32 returns a 32-bit int, a heap object on MicroPython
 # above 2**30 (3 values in 4): three a record were ~240 B of each dealt card's garbage on
@@ -84,15 +84,15 @@ _nat = None
 
 
 def native():
-    """crcnative (its frame(buf, data, n, kind, seq) writes what frame() below writes, and
+    """recnative (its frame(buf, data, n, kind, seq) writes what frame() below writes, and
     allocates nothing), or False where the port has no native code."""
     global _nat
     if _nat is None:
         _nat = False
         if sys.implementation.name == "micropython":
             try:
-                from pitboss.store import crcnative
-                _nat = crcnative
+                from pitboss.store import recnative
+                _nat = recnative
             except (ImportError, SyntaxError):  # not flashed / no native emitter here
                 pass
     return _nat
