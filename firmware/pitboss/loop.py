@@ -106,16 +106,6 @@ def _internal(where, e):
 _gap = 0
 
 
-def _due():
-    """Is a collection due after a dealt card? Once half the collector's threshold was
-    allocated since the last one, where the port counts it (alloc_since), else always.
-    A card's path and its redraw now leave ~2 KB, and a collection of a round's heap
-    (~18 ms on the emulated Pico's ROMFS image) with the redraw and the reply nearly
-    filled the 23 ms before the next frame, so one after every card ran into it."""
-    n = alloc_since()
-    return n is None or _gap <= 0 or n >= _gap
-
-
 def _answer(a, line, write):
     if line is False:
         write(_REFUSED)
@@ -410,7 +400,7 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
         if u is not seen:  # a new shoe (a reconfiguration) replaces the old one's UART
             seen = u
             watched = _watch(poller, watched, u)
-        if _deal(a, write) and not _waiting(watched) and _due():
+        if _deal(a, write) and not _waiting(watched):
             # A card was acknowledged, and the shoe sends the next one only once it has
             # heard that (10 bytes) and then sent the frame (12): ~23 ms at 9600 baud.
             # A collection now falls in that gap. Left to gc.threshold it fell inside

@@ -169,22 +169,6 @@ def test_a_line_reply_waits_for_a_collection_once_half_the_threshold_is_used(mon
     assert events == ["reply"]
 
 
-def test_a_collection_after_a_dealt_card_once_half_the_threshold_is_used(monkeypatch):
-    """After a card's acknowledgement the loop collects once half the collector's
-    threshold was allocated since the last collection, where the port counts it (the
-    pitboss image); where it does not (alloc_since() None, or no threshold known), after
-    every card as before (issue 27: a collection after every card ran into the next
-    frame on the emulated Pico)."""
-    from pitboss import loop
-    monkeypatch.setattr(loop, "_gap", 4096)
-    for since, want in ((None, True), (0, False), (4095, False), (4096, True)):
-        monkeypatch.setattr(loop, "alloc_since", lambda: since)
-        assert loop._due() is want, since
-    monkeypatch.setattr(loop, "_gap", 0)
-    monkeypatch.setattr(loop, "alloc_since", lambda: 10)
-    assert loop._due() is True
-
-
 def test_line_reader_refuses_the_limit_plus_one_and_takes_the_limit():
     from pitboss import loop
     r = loop.LineReader()
