@@ -31,7 +31,8 @@ class CardRecord:
                 s is None or 0 <= s < 0x40000000):
             # Native code where the port has it (pitboss.store.recnative): no long-int
             # arithmetic, no Python frame per number (each is heap past 11 words).
-            i = nat.card(b, len(_HEAD), c, -1 if s is None else s, t)
+            s = -1 if s is None else s
+            i = nat.card(b, len(_HEAD), c, s, t)  # pyright: ignore[reportAttributeAccessIssue]
             v = self._views.get(i)
             if v is None:
                 v = self._views[i] = memoryview(b)[:i]

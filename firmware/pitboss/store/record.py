@@ -107,7 +107,7 @@ def frame(buf, h8, head, kind, seq, data):
     CRC values."""
     nat = _nat if _nat is not None else native()
     if nat:
-        nat.frame(buf, data, len(data), kind, seq)
+        nat.frame(buf, data, len(data), kind, seq)  # pyright: ignore[reportAttributeAccessIssue]
         return
     struct.pack_into(REC_FMT, buf, 0, MAGIC, kind, seq, len(data))
     struct.pack_into("<H", buf, 8, crc32(h8) & 0xFFFF)

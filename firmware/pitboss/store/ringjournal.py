@@ -211,7 +211,7 @@ class RegionJournal(Journal):
         nat = _native()
         n = len(data)
         if nat:
-            nat.frame(self._wbuf, data, n, kind, seq)
+            nat.frame(self._wbuf, data, n, kind, seq)  # pyright: ignore[reportAttributeAccessIssue]
         else:
             frame(self._wbuf, self._w8, self._whead, kind, seq, data)
         fill = self._fill
