@@ -7,6 +7,7 @@
 # alarms, below). Mixins of Controller: one object, this file holding its tilts.
 from pitboss import protocol
 from pitboss.compat import const
+from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING
 from pitboss.store.record import JournalCorrupt
 from pitboss.hw.shoe import (EV_BAD_CARD, EV_COLLISION, EV_CONFLICT, EV_DROPPED,
@@ -165,13 +166,13 @@ _SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_
 _CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
 
 
-def _deal_card(ctl, args):
+def _deal_card(ctl, card, seq):
     ctl.require_table()
-    card, seq = args
-    ev = {"ev": "card", "c": parse(card)}
+    # The event's keys in one literal: a key added later grows the dict (another
+    # allocation, and a Pico's allocator searches its heap for each: issue 27).
     if type(seq) is int and seq >= 0:
-        ev["s"] = seq
-    return ctl.apply(ev)
+        return ctl.apply({"ev": "card", "c": parse(card), "s": seq})
+    return ctl.apply({"ev": "card", "c": parse(card)})
 
 
 class Dealing:
@@ -220,7 +221,15 @@ class Dealing:
                 return protocol.error("tilted", "the table is halted by a tilt (%s): the card is "
                             "not dealt and the round will be voided"
                             % ", ".join(a["code"] for a in self.active_tilts()))
-            reply = protocol.call(_deal_card, self, (card, seq), self.fault)
+            # protocol.call's work, written out: its call, and the arguments' tuple, are
+            # two more heap objects on every card's path.
+            try:
+                reply = _deal_card(self, card, seq)
+                reply["ok"] = True
+            except Refused as e:
+                reply = protocol.error(e.code, str(e))
+            except Exception as e:  # noqa: BLE001  (anything else: a fault, halted)
+                reply = self.fault(e)
             err = reply.get("error")
             if err and err["code"] not in ("storage_error", "internal_error"):
                 self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),

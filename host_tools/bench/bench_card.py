@@ -112,7 +112,8 @@ def boot_full():
 
 def table(root, region):
     # 16 KB segments: the RAM region must fit a Pico's heap beside the app (48 KB).
-    ctl = Controller(root, clock=lambda: 1000, rng=lambda n: 0, region=region,
+    # A Unix time, as a board's clock gives (a long int on MicroPython: issue 27).
+    ctl = Controller(root, clock=lambda: 1764000000, rng=lambda n: 0, region=region,
                      segment_sectors=4)
     ctl.boot()
     ctl.apply({"ev": "config", "cfg": {"game": "pr-pai-gow", "seats": 6}})

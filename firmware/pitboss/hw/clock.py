@@ -23,8 +23,15 @@ class Clock:
         self.is_set = False  # a host has set it since boot
 
     def __call__(self):
-        """Unix seconds now (an int; above 2**30, so a long int: never on a hot path)."""
-        return int(self._now()) + self._base + self._offset
+        """Unix seconds now (an int; above 2**30, so a long int on MicroPython)."""
+        t = int(self._now())  # (time.time()'s own long int: int() returns it as it is)
+        # Each sum with a long int is another one on the heap; a board whose RTC was set
+        # (or whose epoch is 1970) adds nothing: a dealt card's time is one long int.
+        if self._base:
+            t += self._base
+        if self._offset:
+            t += self._offset
+        return t
 
     def set(self, unix):
         """Set the time. The board's RTC where it has one; the offset covers the rest

@@ -15,6 +15,7 @@
 # underscore cannot be imported on MicroPython. What reading them can raise, and which
 # records the journal keeps for recall, are here too: every journal module needs them.
 import struct
+import sys
 from binascii import crc32
 from pitboss.compat import const
 from pitboss.store.osfs import readfull
@@ -73,12 +74,41 @@ SEG_FMT = "<4sII"
 CHUNK = const(256)  # the read buffer: a header, or a piece of a record's payload
 
 
+# A record's header and CRC values in native code where the port has a native emitter
+# (pitboss/store/recnative.py, @micropython.viper: the Pico, the ESP32), looked up when the
+# first record is written: None until then, False where there is none (CPython, the
+# WebAssembly VM). binascii.crc32 returns a 32-bit int, a heap object on MicroPython
+# above 2**30 (3 values in 4): three a record were ~240 B of each dealt card's garbage on
+# the Pico (issue 27). The same CRC in bytecode took ~1 ms a card record there.
+_nat = None
+
+
+def native():
+    """recnative (its frame(buf, data, n, kind, seq) writes what frame() below writes, and
+    allocates nothing), or False where the port has no native code."""
+    global _nat
+    if _nat is None:
+        _nat = False
+        if sys.implementation.name == "micropython":
+            try:
+                from pitboss.store import recnative
+                _nat = recnative
+            except (ImportError, SyntaxError):  # not flashed / no native emitter here
+                pass
+    return _nat
+
+
 def frame(buf, h8, head, kind, seq, data):
     """A record's header into buf[:HDR] and its CRC-32 into buf[HDR:OVERHEAD], for writing
     as header, payload, CRC: three writes in order, one record (a cut leaves a prefix of
     it, as a cut inside one write does), and the payload never copied. buf is the
     writer's, allocated once (a record per dealt card), h8 and head views of its first 8
-    and HDR bytes made with it: nothing is allocated here but the CRC values."""
+    and HDR bytes made with it: nothing is allocated here but, without native code, the
+    CRC values."""
+    nat = _nat if _nat is not None else native()
+    if nat:
+        nat.frame(buf, data, len(data), kind, seq)  # pyright: ignore[reportAttributeAccessIssue]
+        return
     struct.pack_into(REC_FMT, buf, 0, MAGIC, kind, seq, len(data))
     struct.pack_into("<H", buf, 8, crc32(h8) & 0xFFFF)
     struct.pack_into("<I", buf, HDR, crc32(data, crc32(head)))

@@ -50,8 +50,9 @@ from pitboss.compat import const
 from pitboss.store import ringopen
 from pitboss.store.journal import Journal
 from pitboss.store.record import JournalCorrupt, JournalError, JournalFull, corrupt
-from pitboss.store.record import (KIND_RECORD, KIND_SNAPSHOT, OVERHEAD, SEG_HDR, SEG_MAGIC,
-                                  SEG_START, frame, pack_seg_header)
+from pitboss.store.record import (HDR, KIND_RECORD, KIND_SNAPSHOT, OVERHEAD, SEG_HDR,
+                                  SEG_MAGIC, SEG_START, frame, pack_seg_header)
+from pitboss.store.record import native as _native
 from pitboss.store.ringopen import Cursor
 from pitboss.store.record import Seg
 
@@ -205,10 +206,32 @@ class RegionJournal(Journal):
 
     def _put_record(self, kind, seq, data):
         # Header and CRC into Journal's _wbuf (record.frame; allocated once, as its views).
-        frame(self._wbuf, self._w8, self._whead, kind, seq, data)
-        self._put(self._whead)
-        self._put(data)
-        self._put(self._wtail)
+        # Native code called from here where there is some: a call of frame() is a
+        # Python frame, which MicroPython allocates on the heap past 11 words (~96 B).
+        nat = _native()
+        n = len(data)
+        if nat:
+            nat.frame(self._wbuf, data, n, kind, seq)  # pyright: ignore[reportAttributeAccessIssue]
+        else:
+            frame(self._wbuf, self._w8, self._whead, kind, seq, data)
+        fill = self._fill
+        if fill + n + OVERHEAD <= 2 * _PAGE:
+            # Most records (a card's, a round's): copied here as _put would (the page
+            # being filled and the next, the first programmed once full), not by three
+            # calls of _put: each is a Python frame, which MicroPython allocates on the
+            # heap past 11 words, and a Pico's allocator searches its fragmented heap
+            # for a run of free blocks for each (issue 27's card budget).
+            pb = self._pb
+            pb[fill:fill + HDR] = self._whead
+            pb[fill + HDR:fill + HDR + n] = data
+            pb[fill + HDR + n:fill + OVERHEAD + n] = self._wtail
+            self._fill = fill + OVERHEAD + n
+            if self._fill >= _PAGE:
+                self._page_out()
+        else:
+            self._put(self._whead)
+            self._put(data)
+            self._put(self._wtail)
         if self._fill:
             # The record's last page: earlier records' bytes in it programmed again as
             # they are (NOR keeps them), erased bytes after it.
