@@ -313,11 +313,13 @@ class Jobs:
                               "print(type(drivers.journal_region(board)).__name__)")
         # The pitboss image's free-heap count in C (pitboss_heap, what compat.mem_free
         # uses there) against gc.mem_free(), over heaps of many shapes; [] on a stock image.
+        # (At most ~110 KB held at once, the last list built beside the one before it:
+        # at 150 * k, ~170 KB, the heap 6 KB smaller for the Python stack ran out.)
         heap = a.board.exec(
             "import gc, json\ntry:\n import pitboss_heap\nexcept ImportError:\n"
             " pitboss_heap = None\nout = []\nkeep = None\n"
             "for k in range(5 if pitboss_heap else 0):\n"
-            " keep = [bytearray(k * 37 + i % 5) for i in range(150 * k)]\n"
+            " keep = [bytearray(k * 37 + i % 5) for i in range(100 * k)]\n"
             " if k == 3:\n  gc.collect()\n"
             " out.append([pitboss_heap.free(), gc.mem_free()])\n"
             "print(json.dumps(out))")
