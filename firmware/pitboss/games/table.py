@@ -206,6 +206,10 @@ class Table:
         """Cards received so far by a seat (0: the dealer), in deal order."""
         return list(self._hands.get(seat, ()))
 
+    def held(self, seat):
+        """hand(), not copied: for a caller that only reads it (a settlement)."""
+        return self._hands.get(seat, ())
+
     def shown(self, r, i):
         """Whether card i (0-based, in deal order) of recipient r may be shown before
         settlement: a playing seat's cards, and the dealer's cards its game deals face up

@@ -409,78 +409,151 @@ def category(p, s):
     return p.category(s)
 
 
-def _bits_down(m):
-    """Ranks of mask m, highest first."""
-    return [r for r in range(12, -1, -1) if m >> r & 1]
+def _pick(cards, used, r, suit):
+    """The index in `cards` of the highest card (by id) of rank r (and suit `suit`, if
+    >= 0) not yet in `used` (a bit per index) and not the joker; -1 if none. The card
+    the old sorted pool's first match was: ids sort by rank, then suit."""
+    bi = -1
+    b = -1
+    for i in range(len(cards)):
+        c = cards[i]
+        if c != _JK and c > b and not used >> i & 1 and c >> 2 == r \
+                and (suit < 0 or c & 3 == suit):
+            b = c
+            bi = i
+    return bi
 
 
-def played(p, cards, s=None):
-    """The hand as played, best card first: ['Ah', 'Kh', 'Jk=Qh', ...].
+def _take(cards, used, r, suit, out, ids, names):
+    # One card of rank r played: the highest such card held, else the joker standing
+    # for it. Returns `used` with it marked (the joker is never marked: it may stand
+    # for a single card only, which the score already guarantees). A card's name is the
+    # caller's string where it gave them (names[i] names ids[i]): not built again.
+    i = _pick(cards, used, r, suit)
+    if i < 0:
+        out.append("Jk=" + RANKS[r] + (SUITS[suit] if suit >= 0 else ""))
+        return used
+    c = cards[i]
+    out.append(name(c) if names is None else names[ids.index(c)])
+    return used | 1 << i
 
-    Not on the hot path: it reads the score (s, or score() of the cards) to pick the
-    cards that make it. The joker is written Jk=<card> where it completes a flush,
-    Jk=<rank> where it completes a straight (any suit) and Jk=A where it plays as an
-    ace."""
+
+def _take_mask(cards, used, m, suit, times, out, top_last, ids, names):
+    """_take() `times` cards of each rank in mask m, highest rank first (top_last: the
+    mask's top rank last, the ace of a wheel playing low: 5-4-3-2-A)."""
+    r = 12
+    while r >= 0 and not m >> r & 1:
+        r -= 1
+    top = r
+    if top_last:
+        r -= 1
+    while r >= 0:
+        if m >> r & 1:
+            for _ in range(times):
+                used = _take(cards, used, r, suit, out, ids, names)
+        r -= 1
+    if top_last and top >= 0:
+        for _ in range(times):
+            used = _take(cards, used, top, suit, out, ids, names)
+    return used
+
+
+def played(p, cards, s=None, ids=None, names=None):
+    """The hand as played, best card first: ['Ah', 'Kh', 'Jk=Qh', ...]. Where the caller
+    has the cards' names already (names[i] the name of ids[i], ids holding every card of
+    `cards`), the list holds those strings rather than new ones.
+
+    It reads the score (s, or score() of the cards) to pick the cards that make it. The
+    joker is written Jk=<card> where it completes a flush, Jk=<rank> where it completes
+    a straight (any suit) and Jk=A where it plays as an ace. Allocates the list and its
+    names only (no sorted pool, closures or rank lists: a six-seat Pai Gow settlement
+    calls it 14 times, issue 27)."""
     if s is None:
         s = score(p, cards)
     kind = p.kind_of(s)
     tb = s & _TB
-    pool = sorted((c for c in cards if c != JOKER), reverse=True)
-    jk = len(pool) < len(cards)
+    n = len(cards)
+    jk = 0
+    for c in cards:
+        if c == _JK:
+            jk = 1
     out = []
-
-    def take(r, suit=-1):
-        for c in pool:
-            if c >> 2 == r and (suit < 0 or c & 3 == suit):
-                pool.remove(c)
-                out.append(name(c))
-                return
-        out.append("Jk=" + RANKS[r] + (SUITS[suit] if suit >= 0 else ""))
-
-    def window_ranks(v):
-        if any(v == w for w in p.windows):  # (MicroPython arrays have no `in`)
-            return _bits_down(v)
-        w = _bits_down(p.wheel)  # the ace plays low: 5-4-3-2-A
-        return w[1:] + w[:1]
-
-    def suit_holding(ranks):
-        for st in range(4):
-            missing = [r for r in ranks if not any(c >> 2 == r and c & 3 == st for c in pool)]
-            if len(missing) <= (1 if jk else 0):
-                return st
-        return -1
-
-    if kind in (SIX_ROYAL, ROYAL, SF, FLUSH):
+    if kind == SIX_ROYAL or kind == ROYAL or kind == SF or kind == FLUSH or \
+            kind == STRAIGHT:
+        top_last = False
         if kind == SIX_ROYAL:
-            ranks = _bits_down(_SIX_ROYAL)
+            m = _SIX_ROYAL
         elif kind == ROYAL:
-            ranks = _bits_down(p.top_window)
-        elif kind == SF:
-            ranks = window_ranks(tb)
+            m = p.top_window
+        elif kind == FLUSH:
+            m = tb
         else:
-            ranks = _bits_down(tb)
-        st = suit_holding(ranks)
-        for r in ranks:
-            take(r, st)
-    elif kind == STRAIGHT:
-        for r in window_ranks(tb):
-            take(r)
+            # the window's ranks; a straight that is no window is the wheel
+            m = tb
+            top_last = True
+            for w in p.windows:  # (MicroPython arrays have no `in`)
+                if w == tb:
+                    top_last = False
+            if top_last:
+                m = p.wheel
+        st = -1
+        if kind != STRAIGHT:
+            # the first suit holding every rank but at most one (the joker's)
+            st = 0
+            while st < 4:
+                missing = 0
+                for r in range(13):
+                    if m >> r & 1:
+                        have = 0
+                        for c in cards:
+                            if c != _JK and c >> 2 == r and c & 3 == st:
+                                have = 1
+                        if not have:
+                            missing += 1
+                if missing <= jk:
+                    break
+                st += 1
+            if st == 4:
+                st = -1
+        _take_mask(cards, 0, m, st, 1, out, top_last, ids, names)
     elif kind == FIVE_ACES:
+        used = 0
         for _ in range(5):
-            take(12)
+            used = _take(cards, used, 12, -1, out, ids, names)
     elif kind == NO_QUALIFY:
-        out = [name(c) for c in pool] + (["Jk"] if jk else [])
+        # every card, highest id first, then the joker
+        used = 0
+        for _ in range(n):
+            bi = -1
+            b = -1
+            for i in range(n):
+                c = cards[i]
+                if c != _JK and c > b and not used >> i & 1:
+                    b = c
+                    bi = i
+            if bi < 0:
+                break
+            out.append(name(b) if names is None else names[ids.index(b)])
+            used |= 1 << bi
+        if jk:
+            out.append("Jk")
     else:
-        upper, lower = tb >> 13, tb & _ALL
+        upper = tb >> 13
+        lower = tb & _ALL
         if kind == HIGH:
-            upper, lower = lower, 0
-        times = {QUADS: 4, FULL: 3, TRIPS: 3, TWO_PAIR: 2, PAIR: 2, HIGH: 1}[kind]
-        for r in _bits_down(upper):
-            for _ in range(times):
-                take(r)
-        for r in _bits_down(lower):
-            for _ in range(2 if kind == FULL else 1):
-                take(r)
+            upper = lower
+            lower = 0
+        if kind == QUADS:
+            times = 4
+        elif kind == FULL or kind == TRIPS:
+            times = 3
+        elif kind == TWO_PAIR or kind == PAIR:
+            times = 2
+        else:
+            times = 1
+        used = _take_mask(cards, 0, upper, -1, times, out, False, ids, names)
+        _take_mask(cards, used, lower, -1, 2 if kind == FULL else 1, out, False, ids,
+                   names)
     return out
 
 
