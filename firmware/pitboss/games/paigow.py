@@ -205,7 +205,12 @@ def deal_order(t, dice):
 
 
 def _names(cards):
-    return [name(c) for c in cards]
+    # A loop, not a comprehension: on a Pico that is a function object and a heap frame
+    # more per call (a settlement names seven hands; issue 27).
+    out = []
+    for c in cards:
+        out.append(name(c))
+    return out
 
 
 def decide(t, seat, verb, ev):
