@@ -2,7 +2,7 @@
 MicroPython 1.27 VM, with the collector off so every byte counts: issue 27's settlement
 budget is chip time, and on a Pico most of it was collections, one per 8 KB allocated
 (docs/bench.md). Before the work on it the line allocated 28.7-29.4 KB here, the hands as
-played (evaluator.played) 11.5 KB of it. The figures are printed (pytest -s)."""
+played (evaluator.played, now pitboss.rules.asplayed) 11.5 KB of it. The figures are printed (pytest -s)."""
 import json
 
 from host_tools.emu.vm import run_script
@@ -11,7 +11,7 @@ _SCRIPT = r'''
 import gc, os
 from pitboss.controller import Controller
 from pitboss.store.region import FlashRegion
-from pitboss.rules import evaluator as EV
+import pitboss.games.paigow as PG
 
 
 class RamFlash:
@@ -51,7 +51,7 @@ ctl = Controller("/sa", clock=lambda: 1000, rng=lambda n: 0,
 ctl.boot()
 ctl.apply({"ev": "config", "cfg": {"game": "pr-pai-gow", "seats": 6}})
 played = []
-real = EV.played
+real = PG.as_played
 
 
 def counted(*a):
@@ -61,7 +61,7 @@ def counted(*a):
     return out
 
 
-EV.played = counted
+PG.as_played = counted
 cards = list(range(53))
 for r in range(3):
     for s in range(1, 7):

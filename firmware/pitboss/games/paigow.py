@@ -20,7 +20,8 @@ from pitboss.games.paigow_rules import (RUNG, _bad, check_setting, is_foul, low,
                                          two_pair_rule)
 from pitboss.games.paigow_way import house_way
 from pitboss.rules import evaluator
-from pitboss.rules.cards import name, parse_hand
+from pitboss.rules.asplayed import as_played
+from pitboss.rules.cards import NAMES, parse_hand
 from pitboss.rules.profiles import HIGH, PAIR
 
 # ---- settlement ----------------------------------------------------------------------
@@ -205,11 +206,12 @@ def deal_order(t, dice):
 
 
 def _names(cards):
-    # A loop, not a comprehension: on a Pico that is a function object and a heap frame
-    # more per call (a settlement names seven hands; issue 27).
+    # A loop, not a comprehension (on a Pico that is a function object and a heap frame
+    # more per call), and the names by id without a call of cards.name() each: the ids
+    # of a hand are checked as they come in (a settlement names 49 cards; issue 27).
     out = []
     for c in cards:
-        out.append(name(c))
+        out.append(NAMES[c])
     return out
 
 
@@ -258,7 +260,7 @@ def settle_round(t):
     rows = settle_seats(p, [(t.wagers(s)["wager"], c[0], c[1], c[2] and lose_foul)
                             for s, c in zip(in_play, choices)], bhs, bls,
                         h["commission_bps"], h["commission_rounding"], h["commission_unit"])
-    played = evaluator.played
+    played = as_played
     seats = []
     for i in range(len(in_play)):
         high, lo, foul, set_by = choices[i]

@@ -42,7 +42,7 @@ def parse(token):
 # strings made per name, each made string looked up among every interned name first
 # (qstr_find_strn): the 49 names of a six-seat Pai Gow settlement took 17.9 ms on the
 # emulated Pico with the app loaded; a dealt card's reply names one (issue 27).
-_NAMES = ("2s", "2h", "2d", "2c", "3s", "3h", "3d", "3c", "4s", "4h", "4d", "4c", "5s",
+NAMES = ("2s", "2h", "2d", "2c", "3s", "3h", "3d", "3c", "4s", "4h", "4d", "4c", "5s",
           "5h", "5d", "5c", "6s", "6h", "6d", "6c", "7s", "7h", "7d", "7c", "8s", "8h",
           "8d", "8c", "9s", "9h", "9d", "9c", "Ts", "Th", "Td", "Tc", "Js", "Jh", "Jd",
           "Jc", "Qs", "Qh", "Qd", "Qc", "Ks", "Kh", "Kd", "Kc", "As", "Ah", "Ad", "Ac",
@@ -52,7 +52,7 @@ _NAMES = ("2s", "2h", "2d", "2c", "3s", "3h", "3d", "3c", "4s", "4h", "4d", "4c"
 def name(cid):
     if not 0 <= cid <= JOKER:
         raise Refused("unknown_card", "unknown card id %r" % (cid,))
-    return _NAMES[cid]
+    return NAMES[cid]
 
 
 def parse_hand(cards):
