@@ -20,7 +20,8 @@ from pitboss.games.paigow_rules import (RUNG, _bad, check_setting, is_foul, low,
                                          two_pair_rule)
 from pitboss.games.paigow_way import house_way
 from pitboss.rules import evaluator
-from pitboss.rules.cards import name, parse_hand
+from pitboss.rules.asplayed import as_played
+from pitboss.rules.cards import NAMES, parse_hand
 from pitboss.rules.profiles import HIGH, PAIR
 
 # ---- settlement ----------------------------------------------------------------------
@@ -205,7 +206,13 @@ def deal_order(t, dice):
 
 
 def _names(cards):
-    return [name(c) for c in cards]
+    # A loop, not a comprehension (on a Pico that is a function object and a heap frame
+    # more per call), and the names by id without a call of cards.name() each: the ids
+    # of a hand are checked as they come in (a settlement names 49 cards; issue 27).
+    out = []
+    for c in cards:
+        out.append(NAMES[c])
+    return out
 
 
 def decide(t, seat, verb, ev):
@@ -241,7 +248,8 @@ def settle_round(t):
     p = t.profile
     lp = low()
     h = t.house
-    bh, bl, brule = house_way(p, t.hand(0), h["_two_pair"])
+    seven = t.hand(0)
+    bh, bl, brule = house_way(p, seven, h["_two_pair"])
     bhs = evaluator.score(p, bh)
     bls = evaluator.score(lp, bl)
     in_play = t.seats_in_play()
@@ -252,24 +260,34 @@ def settle_round(t):
     rows = settle_seats(p, [(t.wagers(s)["wager"], c[0], c[1], c[2] and lose_foul)
                             for s, c in zip(in_play, choices)], bhs, bls,
                         h["commission_bps"], h["commission_rounding"], h["commission_unit"])
+    played = as_played
     seats = []
     for i in range(len(in_play)):
         high, lo, foul, set_by = choices[i]
         r = rows[i]
-        d = t.seat_head(in_play[i])
-        d.update({"high": evaluator.played(p, high), "low": evaluator.played(lp, lo),
-                  "high_category": p.category(r[_HS]),
-                  "low_category": lp.category(r[_LS]), "foul": foul, "set_by": set_by,
-                  "outcome": r[_OUTCOME], "high_result": r[_HIGH],
-                  "low_result": r[_LOW], "commission": r[_COMM],
-                  "amount": r[_AMOUNT]})
-        seats.append(d)
+        s = in_play[i]
+        # Table.seat_head()'s fields, and the rest, in one dict built at its size (a
+        # dict grown by update() is rebuilt at each doubling). The hands as played reuse
+        # the seat's card names and the scores settle_seats() took (issue 27: a six-seat
+        # settlement on a Pico).
+        ids = t.held(s)
+        cards = _names(ids)
+        seats.append({"seat": s, "wagers": dict(t.wagers(s)), "cards": cards,
+                      "high": played(p, high, r[_HS], ids, cards),
+                      "low": played(lp, lo, r[_LS], ids, cards),
+                      "high_category": p.category(r[_HS]),
+                      "low_category": lp.category(r[_LS]), "foul": foul,
+                      "set_by": set_by, "outcome": r[_OUTCOME], "high_result": r[_HIGH],
+                      "low_result": r[_LOW], "commission": r[_COMM],
+                      "amount": r[_AMOUNT]})
     discards = []
     for r in t.recipients():  # sorted: the same order on every port
         if r != 0 and not t.in_play(r):
-            discards += _names(t.hand(r))
-    banker = {"cards": _names(t.hand(0)),
-              "high": evaluator.played(p, bh), "low": evaluator.played(lp, bl),
+            discards += _names(t.held(r))
+    cards = _names(seven)
+    banker = {"cards": cards,
+              "high": played(p, bh, bhs, seven, cards),
+              "low": played(lp, bl, bls, seven, cards),
               "high_category": p.category(bhs), "low_category": lp.category(bls),
               "rule": brule}
     return {"dice": t.dice, "start": t.start, "banker": banker, "discards": discards,

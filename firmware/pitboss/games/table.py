@@ -206,6 +206,10 @@ class Table:
         """Cards received so far by a seat (0: the dealer), in deal order."""
         return list(self._hands.get(seat, ()))
 
+    def held(self, seat):
+        """hand(), not copied: for a caller that only reads it (a settlement)."""
+        return self._hands.get(seat, ())
+
     def shown(self, r, i):
         """Whether card i (0-based, in deal order) of recipient r may be shown before
         settlement: a playing seat's cards, and the dealer's cards its game deals face up
@@ -396,11 +400,16 @@ class Table:
         # exports and recalls run and the heap is lowest. Its journal record has it all.
         # What the display shows (settled_rows), worked out here (a function would be
         # one more name in the chip's qstr pools)
+        # A low hand's ranks as the dealer reads them: "As Kd" / "Jk=A" -> "AK", each
+        # card's first character after its last "=" (rfind and a one-character index:
+        # no split lists, generator or join per hand; issue 27's settlement).
         b = r.get("banker")
         d = r.get("dealer")
         if b is not None:
-            # a low hand's ranks as the dealer reads them: "As Kd" / "Jk=A" -> "AK"
-            head = (1, b["high_category"], "".join(c.split("=")[-1][0] for c in b["low"]))
+            word = ""
+            for c in b["low"]:
+                word += c[c.rfind("=") + 1]
+            head = (1, b["high_category"], word)
         elif d is not None:
             head = (0, d["category"], d["qualifies"])
         else:
@@ -408,8 +417,11 @@ class Table:
         seats = []
         for x in r["seats"]:
             if "low" in x:
-                word = None if x.get("outcome") == "foul" else "".join(
-                    c.split("=")[-1][0] for c in x["low"])
+                word = None
+                if x.get("outcome") != "foul":
+                    word = ""
+                    for c in x["low"]:
+                        word += c[c.rfind("=") + 1]
             else:
                 word = x.get("category") or ""
             seats.append((x["seat"], x["amount"], word))

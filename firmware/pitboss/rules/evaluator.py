@@ -19,10 +19,11 @@ import sys
 from array import array
 
 from pitboss.compat import const
-from pitboss.rules.cards import CardError, JOKER, RANKS, SUITS, name
+from pitboss.rules.asplayed import as_played
+from pitboss.rules.cards import CardError, JOKER, name
 from pitboss.rules.profiles import (
     HIGH, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL, QUADS, SF, ROYAL, FIVE_ACES,
-    SIX_ROYAL, NO_QUALIFY, get,  # noqa: F401  (get: re-exported for callers)
+    SIX_ROYAL, get,  # noqa: F401  (get: re-exported for callers)
 )
 
 _ACE = const(0x1000)
@@ -30,7 +31,6 @@ _JK = const(52)  # cards.JOKER (a const here: read on every card check() sees)
 _ALL = const(0x1FFF)
 _SIX_ROYAL = const(0x1F80)  # A K Q J 10 9: PA (d)(1)
 _RUNG = const(26)
-_TB = const(0x3FFFFFF)
 
 _sm = array("H", (0, 0, 0, 0))
 
@@ -409,79 +409,13 @@ def category(p, s):
     return p.category(s)
 
 
-def _bits_down(m):
-    """Ranks of mask m, highest first."""
-    return [r for r in range(12, -1, -1) if m >> r & 1]
-
-
 def played(p, cards, s=None):
-    """The hand as played, best card first: ['Ah', 'Kh', 'Jk=Qh', ...].
-
-    Not on the hot path: it reads the score (s, or score() of the cards) to pick the
-    cards that make it. The joker is written Jk=<card> where it completes a flush,
-    Jk=<rank> where it completes a straight (any suit) and Jk=A where it plays as an
-    ace."""
+    """The hand as played, best card first: ['Ah', 'Kh', 'Jk=Qh', ...], from the score (s,
+    or score() of the cards): pitboss.rules.asplayed, which a settlement calls directly
+    with the scores it has."""
     if s is None:
         s = score(p, cards)
-    kind = p.kind_of(s)
-    tb = s & _TB
-    pool = sorted((c for c in cards if c != JOKER), reverse=True)
-    jk = len(pool) < len(cards)
-    out = []
-
-    def take(r, suit=-1):
-        for c in pool:
-            if c >> 2 == r and (suit < 0 or c & 3 == suit):
-                pool.remove(c)
-                out.append(name(c))
-                return
-        out.append("Jk=" + RANKS[r] + (SUITS[suit] if suit >= 0 else ""))
-
-    def window_ranks(v):
-        if any(v == w for w in p.windows):  # (MicroPython arrays have no `in`)
-            return _bits_down(v)
-        w = _bits_down(p.wheel)  # the ace plays low: 5-4-3-2-A
-        return w[1:] + w[:1]
-
-    def suit_holding(ranks):
-        for st in range(4):
-            missing = [r for r in ranks if not any(c >> 2 == r and c & 3 == st for c in pool)]
-            if len(missing) <= (1 if jk else 0):
-                return st
-        return -1
-
-    if kind in (SIX_ROYAL, ROYAL, SF, FLUSH):
-        if kind == SIX_ROYAL:
-            ranks = _bits_down(_SIX_ROYAL)
-        elif kind == ROYAL:
-            ranks = _bits_down(p.top_window)
-        elif kind == SF:
-            ranks = window_ranks(tb)
-        else:
-            ranks = _bits_down(tb)
-        st = suit_holding(ranks)
-        for r in ranks:
-            take(r, st)
-    elif kind == STRAIGHT:
-        for r in window_ranks(tb):
-            take(r)
-    elif kind == FIVE_ACES:
-        for _ in range(5):
-            take(12)
-    elif kind == NO_QUALIFY:
-        out = [name(c) for c in pool] + (["Jk"] if jk else [])
-    else:
-        upper, lower = tb >> 13, tb & _ALL
-        if kind == HIGH:
-            upper, lower = lower, 0
-        times = {QUADS: 4, FULL: 3, TRIPS: 3, TWO_PAIR: 2, PAIR: 2, HIGH: 1}[kind]
-        for r in _bits_down(upper):
-            for _ in range(times):
-                take(r)
-        for r in _bits_down(lower):
-            for _ in range(2 if kind == FULL else 1):
-                take(r)
-    return out
+    return as_played(p, cards, s)
 
 
 def best(p, cards):
