@@ -11,7 +11,8 @@ if options.main:
     module("main.py")  # kept as source on a flashed board: MicroPython runs main.py by name
 package("pitboss", files=(
     "__init__.py", "compat.py", "errors.py",        # the base every layer uses
-    "service.py", "run.py", "app.py", "loop.py",    # boot, wiring, the main loop
+    "service.py", "run.py", "app.py", "loop.py",    # boot, wiring, the main loop ...
+    "replies.py",                                   # ... and its replies written out
     "controller.py", "recovery.py", "recording.py",  # the round as an event log ...
     "halting.py",                                   # ... its tilts and the shoe's cards
     "protocol.py", "vectors.py", "hostapi.py"))     # replies, vectors, the raw-REPL API

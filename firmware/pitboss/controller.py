@@ -47,10 +47,9 @@
 # reply that changed nothing; anything else raised inside a command is a bug or a fault,
 # answered `internal_error` (an OSError: `storage_error`) and halting the table with a
 # tilt of that code, since the state it left cannot be vouched for.
-import gc
 
 from pitboss import games, protocol
-from pitboss.compat import alloc_since, const
+from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
 from pitboss.halting import _CARD_TILTS, Dealing, Halting
@@ -125,6 +124,14 @@ class Controller(Recovery, Recording, Halting, Dealing):
         # True where replies are written out by pitboss.loop.json_writer (the main loop):
         # recall's rounds are then a Rows, read from flash as they are written.
         self.stream = False
+        # True where the main loop redraws after writing each line's reply (redraw()):
+        # the host's answer does not wait for the display (a settlement's pay screen is
+        # up to 1 KB over I2C, ~23 ms at 400 kHz; issue 27). Elsewhere a line redraws
+        # before command() returns.
+        self.draw_after_reply = False
+        # (result dict, its key count, its compact JSON) of the last record that carried
+        # a result, for reply_text() (pitboss.recording)
+        self._result_json = None
         # Called while a long read runs (recall scanning the journal): the main loop
         # makes it its watchdog's feed. Measured on the emulated Pico: `recall 50` after
         # 60 rounds of 7 seats read for longer than the 8 s watchdog and reset the board.
@@ -339,24 +346,18 @@ class Controller(Recovery, Recording, Halting, Dealing):
                                           "operator must clear it" % ", ".join(
                                               a["code"] for a in self.active_tilts()))
             seq0 = self.journal.last_seq
-            # The settle line's garbage (its result, the record's JSON, the pay screen,
-            # and the heap frames of its calls) is collected once, before its reply
-            # (pitboss.loop._answer, where the port counts allocations: the pitboss
-            # image), not by the threshold every 8 KB on the way: each collection marks
-            # the whole live heap, ~18 ms on a Pico, three or four of them a six-seat Pai
-            # Gow settlement (issue 27). The collector still runs if the heap fills.
-            every = _pause_collections() if verb == "settle" else None
-            try:
-                reply = protocol.call(handler(e), self, args, self.fault)
-                err = reply.get("error")
-                if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
-                    self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
-                if reply.get("ok") and not flags & QUIET and (
-                        verb != "newround" or self.journal.last_seq != seq0):
-                    self.show()  # (a newround with nothing to close changed nothing)
-            finally:
-                if every is not None:
-                    getattr(gc, "threshold")(every)
+            # (The loop collects a line's garbage once, around its reply: pitboss.loop.)
+            reply = protocol.call(handler(e), self, args, self.fault)
+            err = reply.get("error")
+            if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
+                self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
+            if reply.get("ok") and not flags & QUIET and (
+                    verb != "newround" or self.journal.last_seq != seq0):
+                # (a newround with nothing to close changed nothing)
+                if self.draw_after_reply:
+                    self._stale = True
+                else:
+                    self.show()
             return reply
         except Exception as e:
             return self.fault(e)
@@ -370,6 +371,10 @@ class Controller(Recovery, Recording, Halting, Dealing):
                 v for v in VERBS if VERBS[v][2] & AUTH
                 and (self.app is not None or not VERBS[v][2] & APP))))
         return handler(e)(self, rest if e[2] & RAW else rest.split())
+
+    def dealing(self):
+        """Is a deal in progress (the shoe's cards are what the table waits for)?"""
+        return self.table is not None and self.table.phase == DEALING
 
     def require_table(self):
         if self.table is None:
@@ -451,20 +456,6 @@ def _same(a, b):
     if type(a) is bool or type(b) is bool:
         return a is b
     return type(a) is type(b) and a == b
-
-
-def _pause_collections():
-    """Turn the collector's threshold off, returning the one to restore; None (nothing
-    done) where the loop does not collect before a reply (alloc_since() None: a stock
-    image, whose heap needs its threshold; CPython)."""
-    th = getattr(gc, "threshold", None)
-    if th is None or alloc_since() is None:
-        return None
-    every = th()
-    if every < 0:
-        return None
-    th(-1)
-    return every
 
 
 def _nothing():

@@ -249,7 +249,8 @@ class Dealing:
             return self.fault(e)
 
     def redraw(self):
-        """Draw what dealt cards changed, if anything (after their acknowledgement)."""
+        """Draw what dealt cards or a line changed, if anything (after the shoe's
+        acknowledgement or the line's reply)."""
         if self._stale:
             self._stale = False
             self.show()

@@ -1,16 +1,16 @@
 # The table's main loop on the USB serial port: protocol lines in (refused whole when
 # not printable ASCII or too long), replies out as JSON streamed into the port, the
 # shoe's cards dealt and acknowledged between lines, the watchdog fed; it never exits.
+# (The replies' writing is pitboss.replies.)
 # Every board runs main() from /main.py, in production and in service mode. The virtual
 # board's VM cannot block on stdin, so its bridge calls one pass of the same loop per
 # burst of input (pump).
-import json
-
 import gc
 
 from pitboss import app as _wiring
 from pitboss.compat import alloc_since, const
 from pitboss.hw import board as _board
+from pitboss.replies import json_writer  # (also what hostapi and the host tools use)
 
 _LINE_MAX = const(512)  # a longer line is refused whole (bad_format), never cut and run
 # Bytes taken from the serial line per pass before the shoe is served again: the line is
@@ -110,19 +110,59 @@ def _answer(a, line, write):
     if line is False:
         write(_REFUSED)
         return
+    # Where the loop collects itself (the pitboss image: alloc_since), the collector's
+    # threshold is off while the line runs and the line's garbage is collected once,
+    # around its reply: a six-seat Pai Gow settlement left to the threshold collected
+    # three or four times (~18 ms each on a Pico; issue 27). The collector still runs
+    # if the heap fills.
+    every = _pause()
     try:
-        reply = a.ctl.command(line)
-    except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
-        reply = _internal("command", e)
-    n = alloc_since()  # (None where the port does not count them cheaply)
-    if n is not None and 0 < _gap <= n:
-        # Before the reply, not after it: the host (and the shoe, whose deal follows a
-        # `deal` line's reply) waits for it, so the collection is never inside the next
-        # card's path. Left to gc.threshold, the garbage of a round's wagers and deal
-        # was collected inside its first card's (16-25 ms, the round's slowest card on
-        # the emulated Pico); collected after the reply, the first frame overlapped it.
-        gc.collect()
-    write(reply)
+        try:
+            reply = a.ctl.command(line)
+        except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
+            reply = _internal("command", e)
+        n = alloc_since()  # (None where the port does not count them cheaply)
+        due = n is not None and 0 < _gap <= n
+        if due and getattr(a.ctl, "dealing", _no)():
+            # Before the reply when the shoe's cards come next (a `deal` line): the shoe
+            # deals once it has the reply, so the collection is never inside the first
+            # card's path. Left to gc.threshold, the garbage of a round's wagers and deal
+            # was collected inside its first card's (16-25 ms, the round's slowest card
+            # on the emulated Pico); collected after the reply, the first frame overlapped
+            # it.
+            gc.collect()
+            due = False
+        write(reply)
+        redraw = getattr(a.ctl, "redraw", None)  # (a table that could not start has none)
+        if redraw is not None:
+            redraw()  # what the line changed, once its reply is out (draw_after_reply)
+        if due:
+            # Otherwise after the reply and the redraw: the host has its answer without
+            # waiting for a collection (~12 ms on the release image), and the collection
+            # takes the redraw's garbage too. Its time is not saved, only moved: a line
+            # sent at once waits for it.
+            gc.collect()
+    finally:
+        if every is not None:
+            gc.threshold(every)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _pause():
+    """Turn the collector's threshold off, returning the one to restore; None (nothing
+    done) where the loop does not collect by itself (alloc_since() None: a stock image,
+    whose heap needs its threshold; CPython)."""
+    th = getattr(gc, "threshold", None)
+    if th is None or _gap <= 0 or alloc_since() is None:
+        return None
+    every = th()
+    if every < 0:
+        return None
+    th(-1)
+    return every
+
+
+def _no():
+    return False
 
 
 def _deal(a, write):
@@ -168,6 +208,7 @@ class _Down:
         self.ctl = self
         self.why = why
         self.stream = True  # what main() sets on a Controller
+        self.draw_after_reply = True
         self.feed = None
 
     def poll(self):
@@ -181,99 +222,6 @@ class _Down:
 
     def command(self, line):
         return {"ok": False, "error": {"code": "boot_failed", "message": self.why}}
-
-
-def json_writer(stream):
-    """write(reply) for the serial line: a reply as one text, written at once (or, where
-    the heap has no block for it, streamed by json.dump piece by piece); a value marked
-    stream_rows (recall's pitboss.verbs.records.Rows, export's
-    ExportRows) is written one row at a time as it is read, so `recall 50` never holds
-    50 rounds, nor `export` 4 KB of records with their MACs."""
-    w = stream.write
-
-    def write(reply):
-        rows = None
-        for k in reply:
-            if getattr(reply[k], "stream_rows", False):
-                rows = k
-        if rows is None:
-            # One write of the whole text where the heap has it: json.dump writes each
-            # key, value and separator to the port by itself, and on a Pico every write to
-            # the USB serial costs its own flush: a six-seat Pai Gow settlement's reply
-            # (~2.5 KB of JSON) took 25 ms that way and ~2 ms as one write (issue 27).
-            # Piece by piece still where no block holds it (a stock image's fragmented
-            # heap).
-            try:
-                text = json.dumps(reply)
-            except MemoryError:
-                json.dump(reply, stream)
-                w("\n")
-                return
-            w(text)
-            w("\n")
-            return
-        w("{")
-        for k in reply:
-            if k != rows:
-                json.dump(k, stream)
-                w(": ")
-                json.dump(reply[k], stream)
-                w(", ")
-        json.dump(rows, stream)
-        w(": [")
-        n = 0
-        try:
-            for row in reply[rows]:
-                if n:
-                    w(", ")
-                if type(row.get("payload")) is bytes:  # ExportRows' raw payload
-                    _write_record(w, stream, row, "payload")
-                elif type(row.get("result")) is memoryview:  # Rows' stored result
-                    _write_record(w, stream, row, "result")
-                else:
-                    json.dump(row, stream)
-                n += 1
-        except Exception as e:  # noqa: BLE001  (a record unreadable mid-reply: say so)
-            w('], "truncated": ')
-            json.dump(("%s: %s" % (type(e).__name__, e))[:80], stream)
-            w("}\n")
-            return
-        w("]}\n")
-    return write
-
-
-def _write_record(w, stream, row, raw):
-    """A row with one field as stored bytes, written 64 bytes at a time (never one str
-    of it), the other fields by json.dump. raw "payload" (an export row): the record's
-    bytes as a JSON string; it is the firmware's own compact JSON, so only its quotes and
-    backslashes need escaping (json.dumps escaped every control character in it).
-    raw "result" (a recall row): the stored result's JSON (a memoryview), as it is. A
-    piece never ends inside a UTF-8 sequence."""
-    w("{")
-    for k in row:
-        if k != raw:
-            json.dump(k, stream)
-            w(": ")
-            json.dump(row[k], stream)
-            w(", ")
-    quote = raw == "payload"
-    w('"payload": "' if quote else '"result": ')
-    b = row[raw]
-    mv = memoryview(b)
-    i, n = 0, len(b)
-    while i < n:
-        j = i + 64
-        if j >= n:
-            j = n
-        else:
-            while j > i + 1 and b[j] & 0xC0 == 0x80:  # a UTF-8 continuation byte
-                j -= 1
-        if quote:
-            w(str(mv[i:j], "utf-8").replace("\\", "\\\\").replace('"', '\\"'))
-        else:
-            w(str(mv[i:j], "utf-8"))
-        i = j
-    w('"}' if quote else "}")
 
 
 def main(service=False):
@@ -294,8 +242,9 @@ def main(service=False):
             a.display.message("PITBOSS", ["READY", "REPLAYED %d" % a.boot["replayed"]])
     except Exception as e:  # noqa: BLE001
         a = _Down(repr(e)[:120] + _where(e))
-    write = json_writer(sys.stdout)
+    write = json_writer(sys.stdout, getattr(a.ctl, "reply_text", None))
     a.ctl.stream = True  # recall's rounds written as they are read (json_writer)
+    a.ctl.draw_after_reply = True  # _answer redraws once the reply is written
     if isinstance(a, _Down):
         # (A built App collected at the end of its boot: a second collection here was
         # ~8 ms of the first line's time on the emulated Pico, for the few hundred

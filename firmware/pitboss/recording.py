@@ -25,15 +25,16 @@ def compact(obj):
     return json.dumps(obj, separators=(",", ":"))
 
 
-def _record(ev):
+def _record(ev, result=None):
     """An event's journal payload: compact JSON, and a settlement's or a void's result
-    (its only object-valued key) last, so that recall can write the result out from the
-    stored bytes without parsing it (_raw_result). MicroPython's dicts keep no key order,
-    so the result is put last by hand."""
+    (its only object-valued key; `result`: its JSON, if already made) last, so that
+    recall can write the result out from the stored bytes without parsing it
+    (_raw_result). MicroPython's dicts keep no key order, so the result is put last by
+    hand."""
     if "result" not in ev:
         return compact(ev)
     head = compact({k: ev[k] for k in ev if k != "result"})
-    return '%s,"result":%s}' % (head[:-1], compact(ev["result"]))
+    return '%s,"result":%s}' % (head[:-1], result or compact(ev["result"]))
 
 
 class Recording:
@@ -57,10 +58,29 @@ class Recording:
             rec = dict(ev)
             rec["t"] = self.clock()
             ev = rec
+        result = None
+        if "result" in ev:
+            # Kept for the reply (reply_text): a settlement's result is its reply, and
+            # its JSON is ~10 ms of a Pico's settle line to make (issue 27).
+            result = compact(ev["result"])
+            self._result_json = (ev["result"], len(ev["result"]), result)
         # A round's records keep the segment open until its settlement or void
         # (Journal.append: an open per card was 1.2 KB of the 4.3 KB of garbage a card
         # left on a Pico); between rounds, where exports and recalls run, it is closed.
-        return self._journal(_record(ev), ev["ev"] not in _CLOSING_EVENTS)
+        return self._journal(_record(ev, result), ev["ev"] not in _CLOSING_EVENTS)
+
+    def reply_text(self, reply):
+        """The JSON text of `reply` if it is the result the last journal record carried
+        (a settlement's or a void's) with only "ok": true added since (protocol.call),
+        made from that record's JSON instead of a second time; else None. Once."""
+        kept = self._result_json
+        if kept is None:
+            return None
+        self._result_json = None
+        obj, n, text = kept
+        if reply is not obj or len(reply) != n + 1 or reply.get("ok") is not True:
+            return None
+        return '{"ok":true,' + text[1:] if n else '{"ok":true}'
 
     def _journal(self, payload, hold):
         try:

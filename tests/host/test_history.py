@@ -366,7 +366,7 @@ def test_export_is_written_one_record_at_a_time_as_the_materialised_reply(tmp_pa
     their MACs at once; the line is exactly the materialised reply."""
     import io
 
-    from pitboss import loop as app
+    from pitboss import replies as app
     from pitboss.verbs.records import ExportRows
 
     t, conf = make(tmp_path)
@@ -394,7 +394,7 @@ def test_a_raw_payload_is_written_as_the_json_string_of_its_text(pad):
     # character placed across the 64-byte boundaries as `pad` moves them).
     import io
 
-    from pitboss import loop as app
+    from pitboss import replies as app
 
     detail = "x" * pad + "caf\u00e9 \"q\" \\ " + "\U0001F0A1" * 30 + " end"
     text = json.dumps({"ev": "tilt", "detail": detail}, ensure_ascii=False,
@@ -411,7 +411,7 @@ def test_a_stored_result_is_written_as_its_json(pad):
     # as it is, 64 bytes at a time, no piece cut inside a UTF-8 sequence.
     import io
 
-    from pitboss import loop as app
+    from pitboss import replies as app
 
     result = {"game": "qc-caribbean", "note": "x" * pad + "caf\u00e9 \"q\" \\ "
               + "\U0001F0A1" * 30, "seats": [{"seat": 1, "amount": -500}]}

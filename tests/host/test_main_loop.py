@@ -147,26 +147,76 @@ def test_the_watchdog_is_fed_after_every_line_of_a_burst():
     assert all(events[i + 1] == "feed" for i in replies), events
 
 
-def test_a_line_reply_waits_for_a_collection_once_half_the_threshold_is_used(monkeypatch):
+def test_a_line_collects_once_half_the_threshold_is_used_after_its_reply_or_before_a_deal(
+        monkeypatch):
     """Where the port counts the bytes allocated since the last collection (the pitboss
-    image's pitboss_heap.since), a line's reply is written after a collection once half
-    the collector's threshold was allocated, so the collection is never inside the next
-    card's path (the deal's first card follows the `deal` line's reply); elsewhere never
-    (CPython, a stock image: alloc_since() is None)."""
+    image's pitboss_heap.since), a line collects once half the collector's threshold was
+    allocated: after its reply (the host does not wait for it), but before the reply
+    while a deal is in progress, so the collection is never inside the next card's path
+    (the deal's first card follows the `deal` line's reply); elsewhere never (CPython, a
+    stock image: alloc_since() is None)."""
     from pitboss import loop
     events = []
     a = _app()
     monkeypatch.setattr(loop.gc, "collect", lambda: events.append("collect"))
     monkeypatch.setattr(loop, "_gap", 4096)
-    for since, want in ((None, ["reply"]), (4095, ["reply"]), (4096, ["collect", "reply"])):
-        monkeypatch.setattr(loop, "alloc_since", lambda: since)
-        del events[:]
-        loop._answer(a, "version", lambda r: events.append("reply"))
-        assert events == want, (since, events)
+    for dealing in (False, True):
+        monkeypatch.setattr(a.ctl, "dealing", lambda: dealing)
+        due = ["collect", "reply"] if dealing else ["reply", "collect"]
+        for since, want in ((None, ["reply"]), (4095, ["reply"]), (4096, due)):
+            monkeypatch.setattr(loop, "alloc_since", lambda: since)
+            del events[:]
+            loop._answer(a, "version", lambda r: events.append("reply"))
+            assert events == want, (dealing, since, events)
     monkeypatch.setattr(loop, "_gap", 0)  # the port does not say its threshold: never
     del events[:]
     loop._answer(a, "version", lambda r: events.append("reply"))
     assert events == ["reply"]
+
+
+def test_a_settlement_reply_is_written_from_its_journal_records_json():
+    """The settle line's reply is its result, whose JSON the journal record already
+    made: the loop writes that text (Controller.reply_text) instead of a second
+    json.dumps, once, and only while the reply is that result with "ok" added."""
+    import io
+
+    from host_tools.table.auth import KeyStore
+    from host_tools.table.configurator import Configurator
+    from host_tools.table.rounds import play_rounds
+    from host_tools.table.targets import LocalTarget
+    from pitboss import loop, replies
+
+    t = LocalTarget(durable=False)
+    c = Configurator(t, "x", KeyStore(tempfile.mkdtemp()))
+    c.provision()
+    assert c.configure("pr-pai-gow", 6)["ok"]
+    list(play_rounds(t, "pr-pai-gow", 6, 1, seed=3))
+    ctl = t.app.ctl
+    made = []
+    real = replies.json.dumps
+    dumps = lambda obj, *a, **k: (made.append(obj), real(obj, *a, **k))[1]  # noqa: E731
+    for stale in (False, True):
+        for line in ("newround", "wager 1 wager=10", "wager 2 wager=20", "deal 7"):
+            assert ctl.command(line)["ok"], line
+        deck = [(i * 7) % 53 for i in range(53)]
+        for i in range(t.app.ctl.table.status()["to_deal"]):
+            assert ctl.shoe_card(deck[i], None)["ok"]
+        for s in (1, 2):
+            assert ctl.command("houseway %d" % s)["ok"]
+        reply = ctl.command("settle")
+        assert reply["ok"] and reply["seats"]
+        if stale:
+            reply["extra"] = 1  # changed since its record: written by json.dumps again
+        buf = io.StringIO()
+        replies.json.dumps, was = dumps, replies.json.dumps
+        try:
+            del made[:]
+            loop.json_writer(buf, ctl.reply_text)(reply)
+        finally:
+            replies.json.dumps = was
+        assert json.loads(buf.getvalue()) == json.loads(real(reply))
+        assert made == ([reply] if stale else []), made
+        assert ctl.reply_text(reply) is None  # once
 
 
 def test_line_reader_refuses_the_limit_plus_one_and_takes_the_limit():

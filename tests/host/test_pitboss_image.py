@@ -124,7 +124,8 @@ def test_the_before_after_table_has_a_row_per_figure_and_the_ratio():
                     "free": 110_000, "max_block": 60_000},
            "card_ms": {"median": 180.0, "p99": 270.0, "max": 290.0, "resends": 60},
            "round_ms": 15000.0, "settle_ms": 1000, "round_chip_ms": 9000.0,
-           "settle_chip_ms": 950.0, "line_chip_ms": {"n": 13, "median": 60.0, "max": 950.0}}
+           "settle_chip_ms": 950.0, "line_chip_ms": {"n": 13, "median": 60.0, "max": 950.0},
+           "round_busy_ms": 12000.0}
     two = dict(one, first_line_ms=350, repl=dict(one["repl"], held=46_000),
                round_chip_ms=900.0)
     three = dict(two, first_line_ms=140)
