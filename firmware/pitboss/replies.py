@@ -38,12 +38,7 @@ def json_writer(stream, text_of=None):
             w("\n")
             return
         w("{")
-        for k in reply:
-            if k != rows:
-                json.dump(k, stream)
-                w(": ")
-                json.dump(reply[k], stream)
-                w(", ")
+        _fields(w, stream, reply, rows)
         json.dump(rows, stream)
         w(": [")
         n = 0
@@ -75,12 +70,7 @@ def _write_record(w, stream, row, raw):
     raw "result" (a recall row): the stored result's JSON (a memoryview), as it is. A
     piece never ends inside a UTF-8 sequence."""
     w("{")
-    for k in row:
-        if k != raw:
-            json.dump(k, stream)
-            w(": ")
-            json.dump(row[k], stream)
-            w(", ")
+    _fields(w, stream, row, raw)
     quote = raw == "payload"
     w('"payload": "' if quote else '"result": ')
     b = row[raw]
@@ -99,3 +89,13 @@ def _write_record(w, stream, row, raw):
             w(str(mv[i:j], "utf-8"))
         i = j
     w('"}' if quote else "}")
+
+
+def _fields(w, stream, d, skip):
+    """Every field of dict d but `skip`, as '"key": value, ' pieces by json.dump."""
+    for k in d:
+        if k != skip:
+            json.dump(k, stream)
+            w(": ")
+            json.dump(d[k], stream)
+            w(", ")

@@ -14,32 +14,7 @@ from pitboss.store.region import FlashRegion
 import pitboss.games.paigow as PG
 
 
-class RamFlash:
-    def __init__(self, sectors):
-        self.secs = [bytearray(b"\xff" * 4096) for _ in range(sectors)]
-        self.sectors = sectors
-
-    def readblocks(self, block, buf, off=0):
-        n = len(buf)
-        done = 0
-        mv = memoryview(buf)
-        while done < n:
-            b, o = block + (off + done) // 4096, (off + done) % 4096
-            k = min(n - done, 4096 - o)
-            mv[done:done + k] = memoryview(self.secs[b])[o:o + k]
-            done += k
-
-    def writeblocks(self, block, buf, off=0):
-        self.secs[block][off:off + len(buf)] = buf
-
-    def ioctl(self, op, arg):
-        if op == 4:
-            return self.sectors
-        if op == 5:
-            return 4096
-        if op == 6:
-            self.secs[arg][:] = b"\xff" * 4096
-            return 0
+#RAMFLASH#
 
 
 try:
@@ -88,7 +63,8 @@ for r in range(3):
 def test_the_settle_line_of_a_six_seat_pai_gow_table_allocates_under_14_kb(tmp_path):
     import os
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    r = run_script(_SCRIPT, mounts={os.path.join(here, "firmware"): "/"}, timeout=300)
+    r = run_script(_SCRIPT.replace("#RAMFLASH#", _ram_flash(here)),
+                   mounts={os.path.join(here, "firmware"): "/"}, timeout=300)
     rows = [ln.split() for ln in r.stdout.splitlines() if ln.startswith("SETTLE ")]
     assert len(rows) == 3, r.stdout + r.stderr
     got = [{"line": int(x[2]), "hands": int(x[3]), "max_hand": int(x[4]),
@@ -103,3 +79,12 @@ def test_the_settle_line_of_a_six_seat_pai_gow_table_allocates_under_14_kb(tmp_p
         # sorted pool, closures, rank lists and new name strings).
         assert g["max_hand"] <= 96, g
         assert g["hands_total"] <= 1024, g
+
+
+def _ram_flash(here):
+    """The bench's RAM model of a raw flash region (host_tools/bench/bench_card.py's
+    RamFlash), its source: one model for the card's figures and the settlement's."""
+    import os
+    src = open(os.path.join(here, "host_tools", "bench", "bench_card.py")).read()
+    start = src.index("class RamFlash:")
+    return src[start:src.index("\n\n\n", start)]

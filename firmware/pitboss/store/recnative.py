@@ -72,62 +72,46 @@ def card(buf, i: int, c: int, s: int, t: uint) -> int:
     """A dealt card's record's numbers into buf (pitboss.store.cardrec, whose head is
     there already): c (>= 0) from buf[i], then ,"s":s (s >= 0; -1: none), ,"t":t (t: the
     time, below 2**32, a long int passed as its 32 bits) and the closing brace. Returns
-    the record's length. (The digits are written out four times: a call from viper to
-    viper would box its arguments, a ptr8 too, as a Python call does.)"""
+    the record's length. (One loop writes every number: a call from viper to viper
+    would box its arguments, a ptr8 too, as a Python call does.)"""
     b = ptr8(buf)
-    p = 1
-    while p * 10 <= c:
-        p *= 10
-    while p:
-        b[i] = 0x30 + c // p
-        c = c % p
-        p //= 10
-        i += 1
-    if s >= 0:
-        b[i] = 0x2C  # ,"s":
-        b[i + 1] = 0x22
-        b[i + 2] = 0x73
-        b[i + 3] = 0x22
-        b[i + 4] = 0x3A
-        i += 5
-        p = 1
-        while p <= s // 10:
-            p *= 10
-        while p:
-            b[i] = 0x30 + s // p
-            s = s % p
-            p //= 10
-            i += 1
-    b[i] = 0x2C  # ,"t":
-    b[i + 1] = 0x22
-    b[i + 2] = 0x74
-    b[i + 3] = 0x22
-    b[i + 4] = 0x3A
-    i += 5
     # t = top * 10000 + low, from its 16-bit halves in int arithmetic (viper divides
     # ints only; (hi % 10000) * 65536 + lo < 655,360,000 fits one).
     hi = int(t >> 16)
     cur = (hi % 10000) * 65536 + int(t & 0xFFFF)
     top = (hi // 10000) * 65536 + cur // 10000
     low = cur % 10000
-    if top:
+    k = 0  # what comes next: 0 c, 1 ,"s":s, 2 ,"t": and t's top digits, 3 t's low four
+    while k < 4:
+        w = 1  # the place value of the first digit, at least: low after top has four
+        if k == 0:
+            n = c
+        elif k == 3:
+            n = low
+            if top:
+                w = 1000
+        else:
+            n = s if k == 1 else top
+            if n < 0:  # no shoe count
+                k += 1
+                continue
+            b[i] = 0x2C  # ,"s": or ,"t":
+            b[i + 1] = 0x22
+            b[i + 2] = 0x73 if k == 1 else 0x74
+            b[i + 3] = 0x22
+            b[i + 4] = 0x3A
+            i += 5
+            if k == 2 and not top:
+                k = 3  # t below 10,000: its low digits alone
+                continue
         p = 1
-        while p * 10 <= top:
+        while p < w or p <= n // 10:
             p *= 10
         while p:
-            b[i] = 0x30 + top // p
-            top = top % p
+            b[i] = 0x30 + n // p
+            n = n % p
             p //= 10
             i += 1
-        p = 1000  # then low's four digits, zeros included
-    else:
-        p = 1
-        while p * 10 <= low:
-            p *= 10
-    while p:
-        b[i] = 0x30 + low // p
-        low = low % p
-        p //= 10
-        i += 1
+        k += 1
     b[i] = 0x7D  # }
     return i + 1
