@@ -167,3 +167,32 @@ def test_a_table_with_no_room_for_its_fast_path_still_ranks_exactly(monkeypatch)
     assert [evaluator._board_score(q, h) for h in hands] == want
     assert q.fast is not None and not q.fast  # no fast path, and not tried each hand
     profiles.release(())
+
+
+def test_a_table_with_no_heap_block_falls_back_to_ranking_every_hand(monkeypatch):
+    """The stock image loads a profile's generated table into its heap: after a replay
+    the 4,757-byte table found no block (2026-12-05). The import is retried once after
+    a collection; failing again, the profile ranks without it (_eval: same results)."""
+    import builtins
+
+    from pitboss.rules import evaluator, profiles
+
+    real = builtins.__import__
+    fails = []
+
+    def short_heap(name, *a, **k):
+        if name.startswith("pitboss.rules.tables.") and len(fails) < want[0]:
+            fails.append(name)
+            raise MemoryError("memory allocation failed, allocating 4757 bytes")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", short_heap)
+    monkeypatch.setattr(profiles, "made", lambda: [])  # no other profile's copy to share
+    p = profiles.get("pr-pai-gow")
+    for want, table in (([1], True), ([2], False)):
+        del fails[:]
+        p.fast = None
+        got = evaluator._load(p)
+        assert len(fails) == want[0]
+        assert bool(got) is table, (want, len(got))
+    p.fast = None  # the next use loads it again

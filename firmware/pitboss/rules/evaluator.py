@@ -222,10 +222,7 @@ def _load(p):
                 p.fast = q.fast
                 return q.fast
         full = "pitboss.rules.tables." + mod
-        try:
-            raw = __import__(full, None, None, ("T",)).T
-        except ImportError:  # not generated for this profile: _eval() ranks every hand
-            raw = None
+        raw = _import_table(full)
         if raw is not None:
             t = _array_or_none(raw)
         sys.modules.pop(full, None)
@@ -234,6 +231,26 @@ def _load(p):
             delattr(tables, mod)
     p.fast = t
     return t
+
+
+def _import_table(full):
+    """The generated module's table (bytes), or None: not generated for this profile, or
+    no block for it in the heap even after a collection (_eval() then ranks every hand,
+    same results). On the stock image the module's .mpy is loaded into the heap, and its
+    4,757-byte table found no block after a replay (emulated Pico, 2026-12-05)."""
+    for attempt in (0, 1):
+        try:
+            return __import__(full, None, None, ("T",)).T
+        except ImportError:
+            return None
+        except MemoryError:
+            sys.modules.pop(full, None)
+            if attempt:
+                return None
+            import gc
+
+            gc.collect()
+    return None
 
 
 def _array_or_none(raw):
