@@ -129,6 +129,9 @@ class Controller(Recovery, Recording, Halting, Dealing):
         # up to 1 KB over I2C, ~23 ms at 400 kHz; issue 27). Elsewhere a line redraws
         # before command() returns.
         self.draw_after_reply = False
+        # True where the main loop's idle passes run (pitboss.loop): the meters' record of
+        # a settlement is saved in the next one (Halting.idle) instead of in the line.
+        self.save_when_idle = False
         # (result dict, its key count, its compact JSON) of the last record that carried
         # a result, for reply_text() (pitboss.recording)
         self._result_json = None
@@ -260,7 +263,10 @@ class Controller(Recovery, Recording, Halting, Dealing):
             self._settle_seqs = (self._settle_seqs + [seq])[-RECALL_MAX:]
         if kind == "settle" and not self._replaying:
             self._hold()
-            self.meters.apply(seq, ev["game"], ev["lines"])
+            # Where the loop's idle passes run, the meters' A/B record is saved there
+            # (Halting.idle), not inside the settle line: a littlefs write, and at times
+            # a 4 KB erase, 47 ms of a Pico's first settlement after power-on (issue 27).
+            self.meters.apply(seq, ev["game"], ev["lines"], not self.save_when_idle)
         elif kind == "void" and not self._replaying:
             self._hold()
         if opens and self.journal.since_checkpoint > _CHECKPOINT_BYTES:

@@ -52,6 +52,12 @@ class Halting:
         journal records the boot left unchecked (Journal.verify, a few ms of a Pico's
         flash). Damage found there, or by a read (recall, export), becomes the
         journal_corrupt tilt, as at boot. Returns the bytes still unchecked."""
+        if self.meters.unsaved:
+            try:
+                self.meters.flush()  # a settlement counted in the line (save_when_idle)
+            except OSError as e:
+                self.raise_tilt("storage_error", "meters save: %s" % e)
+            return 1
         if self._program_step is not None:
             self.check_program(False)
             return 1

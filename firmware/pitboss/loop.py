@@ -209,6 +209,7 @@ class _Down:
         self.why = why
         self.stream = True  # what main() sets on a Controller
         self.draw_after_reply = True
+        self.save_when_idle = True
         self.feed = None
 
     def poll(self):
@@ -245,6 +246,7 @@ def main(service=False):
     write = json_writer(sys.stdout, getattr(a.ctl, "reply_text", None))
     a.ctl.stream = True  # recall's rounds written as they are read (json_writer)
     a.ctl.draw_after_reply = True  # _answer redraws once the reply is written
+    a.ctl.save_when_idle = True  # a settlement's meters saved by the next idle pass
     if isinstance(a, _Down):
         # (A built App collected at the end of its boot: a second collection here was
         # ~8 ms of the first line's time on the emulated Pico, for the few hundred

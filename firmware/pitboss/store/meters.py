@@ -105,6 +105,9 @@ class Meters:
         self.seq = 0  # the highest journal seq whose settlement is included
         # game -> [rounds, wagered, paid, {wager_type: [count, wagered, paid]}]
         self._games = {}
+        # Counted by apply(save=False) and not saved yet (flush(), checkpoint()): the
+        # journal holds those settlements, and recover() counts them again after a cut.
+        self.unsaved = False
 
     # ---- persistence ----
     def load(self):
@@ -142,10 +145,12 @@ class Meters:
         return json.dumps({"v": _VERSION, "seq": seq, "games": rows})
 
     # ---- updates ----
-    def apply(self, seq, game, lines):
+    def apply(self, seq, game, lines, save=True):
         """Count one settlement (journal record `seq`) for `game`: rounds += 1, and each
         (wager_type, wagered, paid) line. Returns False, changing nothing, if seq is
-        already included (a replay). Bad input raises and changes nothing."""
+        already included (a replay). Bad input raises and changes nothing. save=False:
+        counted in RAM, saved by flush() or the next checkpoint() (the settlement is in
+        the journal already, so a cut before then is recovered at boot)."""
         if not _is_int(seq) or seq < 1:
             raise ValueError("seq must be an int >= 1")
         lines = _check_lines(game, lines)
@@ -168,19 +173,31 @@ class Meters:
             c[2] += paid
         games = dict(self._games)
         games[game] = entry
-        self._slots.save(self._text(games, seq))
+        if save:
+            self._slots.save(self._text(games, seq))
         self._games = games
         self.seq = seq
+        self.unsaved = self.unsaved or not save
         return True
+
+    def flush(self):
+        """Save what apply(save=False) counted, if anything (an OSError as a save's)."""
+        if self.unsaved:
+            self._slots.save(self._text(self._games, self.seq))
+            self.unsaved = False
 
     def checkpoint(self, seq):
         """Record that every settlement up to journal seq `seq` is included (called when
         the journal starts a segment; see the module comment)."""
         if not _is_int(seq) or seq < 0:
             raise ValueError("seq must be an int >= 0")
-        if seq > self.seq:
+        if seq > self.seq or self.unsaved:
+            # (Unsaved counts are included: the segments they were journalled in may go
+            # once this is saved.)
+            seq = max(seq, self.seq)
             self._slots.save(self._text(self._games, seq))
             self.seq = seq
+            self.unsaved = False
 
     def recover(self, journal, parse=parse_settlement):
         """At boot, after journal.open(): count the settlements journalled after self.seq
@@ -234,6 +251,7 @@ class Meters:
         self._slots.save(text)
         self._games = {}
         self.seq = seq
+        self.unsaved = False
         return kept
 
     # ---- reading ----

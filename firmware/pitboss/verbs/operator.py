@@ -94,6 +94,7 @@ def tilt_clear(ctl, args):
         ctl.table = None
         ctl._events = []
         ctl._lost = None
+        ctl.meters.flush()  # saved before the records it counted are set aside
         ctl.journal.quarantine(ctl.meters.seq + 1)
         ctl._corrupt_seen = False
         ctl._settle_seqs = []  # they were in the journal set aside
