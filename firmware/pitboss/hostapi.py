@@ -9,11 +9,23 @@ from pitboss.app import app
 from pitboss.loop import json_writer
 
 
+def _ctl():
+    """The App's controller, set to draw and save inside each line: no main loop runs
+    while the host holds the REPL, so nothing would redraw after a reply or save the
+    meters in an idle pass (main() sets both again when the loop starts)."""
+    ctl = app().ctl
+    ctl.draw_after_reply = False
+    ctl.save_when_idle = False
+    ctl.meters.flush()  # what the loop counted before it was stopped
+    ctl.redraw()
+    return ctl
+
+
 def command(line):
     # Through json_writer, as the loop answers: once main() has run (service mode runs
     # the loop too), recall's rounds are a Rows stream, which json.dumps cannot write.
     import sys
-    json_writer(sys.stdout)(app().ctl.command(line))
+    json_writer(sys.stdout)(_ctl().command(line))
 
 
 def commands(lines):
@@ -26,7 +38,7 @@ def soak(lines):
     a soak test watches mem_free across batches for drift (leaks)."""
     import gc
 
-    ctl = app().ctl
+    ctl = _ctl()
     ok = refused = 0
     for line in lines:
         if ctl.command(line).get("ok"):
@@ -43,7 +55,7 @@ def play(plans_json):
     [lines before the deal's cards, the shoe's frames as text, lines after]. Prints one
     JSON line per round: its last reply (the settlement), or the first refusal."""
     for before, frames, after in json.loads(plans_json):
-        ctl = app().ctl
+        ctl = _ctl()
         replies = [ctl.command(ln) for ln in before]
         feed_shoe(frames.encode())
         replies += app().poll()
