@@ -111,10 +111,11 @@ def _answer(a, line, write):
         write(_REFUSED)
         return
     # Where the loop collects itself (the pitboss image: alloc_since), the collector's
-    # threshold is off while the line runs and the line's garbage is collected once,
-    # around its reply: a six-seat Pai Gow settlement left to the threshold collected
-    # three or four times (~18 ms each on a Pico; issue 27). The collector still runs
-    # if the heap fills.
+    # threshold is raised to _LINE_GC while the line runs and the line's garbage is
+    # collected once, around its reply: a six-seat Pai Gow settlement left to the
+    # threshold collected three or four times (~18 ms each on a Pico; issue 27). Not off:
+    # with no threshold, `recall 20`'s garbage (records parsed to be rewritten) took the
+    # free heap from 193 KB to 12.7 KB before the heap's filling collected it.
     every = _pause()
     try:
         try:
@@ -147,8 +148,16 @@ def _answer(a, line, write):
             gc.threshold(every)  # pyright: ignore[reportAttributeAccessIssue]
 
 
+# The collector's threshold while a line runs (_pause): over the garbage of the largest
+# ordinary line (a six-seat Pai Gow settlement, under 14 KB: tests/vm/
+# test_settle_alloc_vm.py), so such a line is collected once, after its reply; a line
+# that makes more (recall, export) is collected every 24 KB, and the free heap stays
+# within that of its live figure.
+_LINE_GC = const(24576)
+
+
 def _pause():
-    """Turn the collector's threshold off, returning the one to restore; None (nothing
+    """Raise the collector's threshold to _LINE_GC, returning the one to restore; None (nothing
     done) where the loop does not collect by itself (alloc_since() None: a stock image,
     whose heap needs its threshold; CPython)."""
     th = getattr(gc, "threshold", None)
@@ -157,7 +166,7 @@ def _pause():
     every = th()
     if every < 0:
         return None
-    th(-1)
+    th(_LINE_GC)
     return every
 
 

@@ -174,6 +174,34 @@ def test_a_line_collects_once_half_the_threshold_is_used_after_its_reply_or_befo
     assert events == ["reply"]
 
 
+def test_a_line_runs_with_the_collectors_threshold_raised_not_off(monkeypatch):
+    """Where the loop collects a line's garbage itself (the pitboss image), the line runs
+    with the collector's threshold raised to _LINE_GC, above the largest ordinary line's
+    garbage, and restored after: not off (-1), under which `recall 20` filled the
+    emulated Pico's heap with garbage (193 KB free to 12.7 KB) before it was collected."""
+    from pitboss import loop
+    seen = []
+    now = [8192]
+
+    def threshold(n=None):
+        if n is None:
+            return now[0]
+        now[0] = n
+
+    a = _app()
+    monkeypatch.setattr(loop.gc, "threshold", threshold, raising=False)
+    monkeypatch.setattr(loop, "_gap", 4096)
+    monkeypatch.setattr(loop, "alloc_since", lambda: 0)
+    real = a.ctl.command
+    monkeypatch.setattr(a.ctl, "command", lambda line: (seen.append(now[0]), real(line))[1])
+    loop._answer(a, "version", lambda r: None)
+    assert seen == [loop._LINE_GC] and 14 * 1024 < loop._LINE_GC <= 32 * 1024, seen
+    assert now[0] == 8192  # restored
+    monkeypatch.setattr(loop, "alloc_since", lambda: None)  # a stock image: untouched
+    loop._answer(a, "version", lambda r: None)
+    assert seen[-1] == 8192
+
+
 def test_a_settlement_reply_is_written_from_its_journal_records_json():
     """The settle line's reply is its result, whose JSON the journal record already
     made: the loop writes that text (Controller.reply_text) instead of a second

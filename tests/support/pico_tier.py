@@ -314,7 +314,7 @@ class Jobs:
         # The pitboss image's free-heap count in C (pitboss_heap, what compat.mem_free
         # uses there) against gc.mem_free(), over heaps of many shapes; [] on a stock image.
         # (At most ~110 KB held at once, the last list built beside the one before it:
-        # at 150 * k, ~170 KB, the heap 6 KB smaller for the Python stack ran out.)
+        # at 150 * k, ~170 KB, the heap 6 KB smaller for the Python stack (then) ran out.)
         heap = a.board.exec(
             "import gc, json\ntry:\n import pitboss_heap\nexcept ImportError:\n"
             " pitboss_heap = None\nout = []\nkeep = None\n"

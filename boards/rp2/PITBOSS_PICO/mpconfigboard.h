@@ -12,7 +12,7 @@
 // Python frames on a stack of their own, not the GC heap (heap/heap.c says why). Its size
 // comes out of the heap; the deepest the firmware went is pitboss_heap.pystack()[1].
 #define MICROPY_ENABLE_PYSTACK                  (1)
-#define PITBOSS_PYSTACK_BYTES                   (6144)
+#define PITBOSS_PYSTACK_BYTES                   (5120)
 void pitboss_pystack_init(void);
 #define MICROPY_BOARD_EARLY_INIT()              pitboss_pystack_init()
 #define MICROPY_BOARD_START_SOFT_RESET()        pitboss_pystack_init()
