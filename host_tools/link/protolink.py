@@ -46,11 +46,19 @@ class ProtocolLink:
         self.s.write(data)
         self.s.flush()
 
+    def _read(self):
+        """What has arrived: up to the port's timeout for a first byte, then whatever
+        waits behind it. (pyserial's read(4096) waits the whole timeout for bytes that
+        never come: 50 ms more on every reply, most of a short line's round trip.)"""
+        got = self.s.read(1)
+        n = self.s.in_waiting if got else 0
+        return got + self.s.read(n) if n else got
+
     def read_for(self, seconds):
         """Everything that arrives within `seconds` (for probes and raw-byte tests)."""
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            self._rx += self.s.read(4096)
+            self._rx += self._read()
         out, self._rx = self._rx, b""
         return out
 
@@ -84,7 +92,7 @@ class ProtocolLink:
             if time.monotonic() > end:
                 raise LinkError("no reply from %s within %.0f s (got %r)"
                                 % (self.port, timeout, self._rx[-200:]))
-            self._rx += self.s.read(4096)
+            self._rx += self._read()
 
     def request(self, line, timeout=30.0):
         self.write(line.encode() + b"\n")
@@ -103,7 +111,7 @@ class ProtocolLink:
                     break
                 raise LinkError("%d of %d shoe cards reported by %s within %.0f s"
                                 % (len(self.events), n, self.port, timeout))
-            self._rx += self.s.read(4096)
+            self._rx += self._read()
         out, self.events = self.events[:n], self.events[n:]
         return out
 
