@@ -174,6 +174,21 @@ def test_a_line_collects_once_half_the_threshold_is_used_after_its_reply_or_befo
     assert events == ["reply"]
 
 
+def test_a_card_is_collected_after_once_half_the_threshold_was_allocated(monkeypatch):
+    """After an acknowledged card the loop collects where the garbage cannot be counted
+    (a stock image, CPython: every card), and where it can (the pitboss image) only once
+    half the collector's threshold was allocated: a handful of collections a Pai Gow
+    deal instead of 49, and still never the threshold's inside a card's path."""
+    from pitboss import loop
+    monkeypatch.setattr(loop, "_gap", 4096)
+    for since, due in ((None, True), (0, False), (4095, False), (4096, True)):
+        monkeypatch.setattr(loop, "alloc_since", lambda: since)
+        assert loop._card_due() is due, since
+    monkeypatch.setattr(loop, "_gap", 0)  # no threshold the loop knows: every card
+    monkeypatch.setattr(loop, "alloc_since", lambda: 0)
+    assert loop._card_due() is True
+
+
 def test_a_line_runs_with_the_collectors_threshold_raised_not_off(monkeypatch):
     """Where the loop collects a line's garbage itself (the pitboss image), the line runs
     with the collector's threshold raised to _LINE_GC, above the largest ordinary line's
