@@ -12,7 +12,7 @@ if options.main:
 package("pitboss", files=(
     "__init__.py", "compat.py", "errors.py",        # the base every layer uses
     "service.py", "run.py", "app.py", "loop.py",    # boot, wiring, the main loop ...
-    "replies.py",                                   # ... and its replies written out
+    "linereader.py", "replies.py",                  # ... its lines in, replies out
     "controller.py", "recovery.py", "recording.py",  # the round as an event log ...
     "halting.py",                                   # ... its tilts and the shoe's cards
     "protocol.py", "vectors.py", "hostapi.py"))     # replies, vectors, the raw-REPL API

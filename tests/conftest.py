@@ -79,3 +79,6 @@ def pytest_terminal_summary(terminalreporter):
     mod = sys.modules.get("tests.support.timeline")
     if mod is not None:
         mod.report(terminalreporter.write_line)
+    tier = sys.modules.get("tests.support.pico_tier")
+    if tier is not None:  # the budget session's figures (issue 27), when it ran
+        tier.report_session(terminalreporter.write_line)

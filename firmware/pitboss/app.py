@@ -91,8 +91,14 @@ class App:
     # ---- memory (issue 11's heap budget) ---------------------------------------------
     def idle(self):
         """The main loop calls this when a pass found nothing to do (Controller.idle:
-        the journal's check after a lazy boot)."""
-        self.ctl.idle()
+        the journal's check after a lazy boot, the meters' save, the next sector erased
+        ahead). How long the next pass may wait for input, in ms: 0 while idle work
+        is left (at once), the shoe's wait_ms() otherwise (None: the loop's own short
+        wait, for a shoe that must be asked every pass). A line or a card's frame ends
+        the wait."""
+        if self.ctl.idle():
+            return 0
+        return self.shoe.wait_ms()
 
     def note_mem(self):
         """The main loop calls this after each pass that did work: the lowest free heap
@@ -126,6 +132,7 @@ class App:
         # A board may give the shoe its clock (the link model's simulated time); else
         # time.ticks_ms.
         return SerialShoe(self.hw.shoe_uart(), alarm=self.ctl.shoe_alarm,
+                          baud=getattr(self.hw, "SHOE_BAUD", 9600),
                           ticks=getattr(self.hw, "ticks_ms", None))
 
     def _new_shuffle(self):

@@ -73,6 +73,11 @@ _CHECKPOINT_BYTES = const(2048)
 _DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 
 
+# Journal room a card's record reserves (apply): its JSON is at most 68 bytes
+# (pitboss.store.cardrec), one with a reader's seat a few more.
+_CARD_RESERVE = const(128)
+
+
 class Controller(Recovery, Recording, Halting, Dealing):
     production = False  # the app sets it when the service switch was not held at boot
 
@@ -171,8 +176,12 @@ class Controller(Recovery, Recording, Halting, Dealing):
         opens = not self._replaying and kind in ("new", "wager", "config") and (
             t is None or t.phase in (CONFIGURED, SETTLED))
         if not self._replaying:
-            # Any new segment starts now, its snapshot the state before this event.
-            self.reserve()
+            # Any new segment starts now, its snapshot the state before this event. A
+            # card reserves only its record's room: a segment full to within a
+            # settlement's room then rotates at a line (the round's wagers, deal or
+            # settle) and not inside a card's path, where the snapshot and the pages
+            # of the new segment took a card 23-70 ms on the emulated Pico (issue 27).
+            self.reserve(_CARD_RESERVE if kind == "card" else None)
         if kind == "config":
             if t is not None and t.phase not in ("configured", SETTLED):
                 raise Refused("wrong_phase", "finish or void the round (newround) "

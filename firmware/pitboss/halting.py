@@ -50,8 +50,10 @@ class Halting:
     def idle(self):
         """One idle pass of the main loop (no input waiting): check a few more of the
         journal records the boot left unchecked (Journal.verify, a few ms of a Pico's
-        flash). Damage found there, or by a read (recall, export), becomes the
-        journal_corrupt tilt, as at boot. Returns the bytes still unchecked."""
+        flash), or erase the journal's next sector ahead. Damage found there, or by a
+        read (recall, export), becomes the journal_corrupt tilt, as at boot. Returns
+        the bytes still unchecked, or 1 while other idle work is left: 0 when there is
+        nothing to do until input comes (the main loop then waits longer)."""
         if self.meters.unsaved:
             try:
                 self.meters.flush()  # a settlement counted in the line (save_when_idle)
@@ -66,8 +68,11 @@ class Halting:
         try:
             if j.state == "open":
                 left = j.verify(_VERIFY_RECORDS)
-                if not left and self._can_erase():
-                    j.prepare()  # a region's next sector erased ahead (ringjournal)
+                if not left and self._can_erase() and not j.prepare() and not j.full:
+                    # A region's next sector erased ahead (ringjournal), one a pass
+                    # while more are left: the next pass comes soon. (A full journal
+                    # waits for an export: nothing to do until then.)
+                    return 1
                 return left
         except JournalCorrupt as e:
             why = "%s %s" % (e.reason, e.where)

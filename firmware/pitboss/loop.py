@@ -10,9 +10,10 @@ import gc
 from pitboss import app as _wiring
 from pitboss.compat import alloc_since, const
 from pitboss.hw import board as _board
+# (LineReader is the loop's: the tests and the floor's simulated tables take it from here)
+from pitboss.linereader import LINE_MAX as _LINE_MAX, LineReader
 from pitboss.replies import json_writer  # (also what hostapi and the host tools use)
 
-_LINE_MAX = const(512)  # a longer line is refused whole (bad_format), never cut and run
 # Bytes taken from the serial line per pass before the shoe is served again: the line is
 # drained in full over consecutive passes (ESP32's stdin buffer holds 260 bytes), while a
 # megabyte of junk cannot starve the shoe's UART (256-byte rxbuf, ~270 ms at 9600 baud).
@@ -34,66 +35,15 @@ GC_EVERY = 2048
 # Watchdog: the longest a pass may take before the board resets. The RP2040's maximum is
 # 8.3 s; ESP32's has no such limit but the same value keeps the boards alike.
 WDT_MS = 8000
+# The longest a pass waits for input when nothing is due (App.idle: no idle work left,
+# no shoe timer running), well within the watchdog's period: the wait ends at the first
+# byte on the USB line or the shoe's UART.
+_QUIET_MS = const(500)
 
 
 _REFUSED = {"ok": False, "error": {
     "code": "bad_format",
     "message": "line refused: not printable ASCII, or longer than %d bytes" % _LINE_MAX}}
-
-
-class LineReader:
-    """Bytes in, protocol lines out. A line ends at CR or LF; one holding a byte outside
-    printable ASCII (Ctrl-C, NUL, 0xFF, invalid UTF-8...) or longer than _LINE_MAX is
-    refused whole, never cut and run: the rest of a long line is discarded up to its
-    newline. feed(byte) -> None (no line yet), a str line, or False (refused). The line
-    buffer is allocated once."""
-
-    def __init__(self):
-        self.buf = bytearray(_LINE_MAX)
-        self.n = 0
-        self.bad = False
-
-    def feed(self, b):
-        if b == 10 or b == 13:
-            n = self.n
-            self.n = 0
-            if self.bad:
-                self.bad = False
-                return False
-            if not n:
-                return None
-            return bytes(self.buf[:n]).decode()  # printable ASCII only: cannot fail
-        if self.bad:
-            return None
-        if b < 32 or b > 126 or self.n >= _LINE_MAX:
-            self.bad = True
-        else:
-            self.buf[self.n] = b
-            self.n += 1
-        return None
-
-    def extend(self, buf, n, line):
-        """feed() over buf[0:n], calling line(result) for each line or refusal. The rest
-        of a refused line is skipped in bulk, find() of its end, not a byte at a time
-        (issue 29: a 1 MB junk line cost ~62 us a byte on a Pico)."""
-        i = 0
-        while i < n:
-            if self.bad:
-                j = buf.find(b"\n", i, n)
-                k = buf.find(b"\r", i, n if j < 0 else j)
-                if k >= 0:
-                    j = k
-                if j < 0:
-                    return
-                self.bad = False
-                self.n = 0
-                line(False)
-                i = j + 1
-                continue
-            r = self.feed(buf[i])
-            i += 1
-            if r is not None:
-                line(r)
 
 
 def _internal(where, e):
@@ -366,16 +316,20 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
     # stand-in object in select.poll crashed the WebAssembly VM).
     pollable = getattr(getattr(a, "hw", None), "SHOE_POLLABLE", False)
     seen = watched = None
+    muted = False  # the shoe's UART left out of the poll until a frame's rest is in
+    dealt_first = False
     global _gap
     t = getattr(gc, "threshold", int)()  # MicroPython's, set by main(); CPython: 0
     _gap = t // 2 if t > 0 else 0
     while True:
         if wdt is not None:
             wdt.feed()
-        u = getattr(getattr(a, "shoe", None), "uart", None) if pollable else None
+        shoe = getattr(a, "shoe", None) if pollable else None
+        u = getattr(shoe, "uart", None)
         if u is not seen:  # a new shoe (a reconfiguration) replaces the old one's UART
             seen = u
             watched = _watch(poller, watched, u)
+            muted = False
         if _deal(a, write) and not _waiting(watched) and _card_due():
             # A card was acknowledged, and the shoe sends the next one only once it has
             # heard that (10 bytes) and then sent the frame (12): ~23 ms at 9600 baud.
@@ -383,6 +337,17 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
             # a card's path about once a card: 17 ms of its 31 ms median on the emulated
             # Pico (issue 27; docs/bench.md, "A card's path").
             gc.collect()
+        if watched is not None and shoe is not None and wait:
+            rest = shoe.rest_ms()
+            if rest:
+                # A frame part-way in: its bytes come ~1 ms apart at 9600 baud, and
+                # each woke a pass (~0.7 ms of a Pico's chip time, some 8 ms a card:
+                # issue 27). The UART is left out of the poll until the byte before
+                # its last is due; a line on the USB still ends the wait at once.
+                poller.modify(watched, 0)
+                muted = True
+                if rest < wait:
+                    wait = rest
         got = 0
         # Inside a refused line's rest the pass waits a little for the next USB packet
         # instead of ending: a pass (the shoe served, the watchdog fed) per 64-byte
@@ -409,9 +374,26 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
             line = reader.feed(one[0])
             if line is not None:
                 send(line)
-        if not got:
-            _idle(a, write)
-        wait = 0 if got >= _DRAIN_MAX else poll_ms
+        if muted:  # the frame's last byte is due (or a line came): the UART wakes it again
+            poller.modify(watched, 1)  # select.POLLIN
+            muted = False
+        if got:
+            wait = 0 if got >= _DRAIN_MAX else poll_ms
+            continue
+        if not dealt_first and _waiting(watched):
+            # The shoe's bytes woke the wait: they are dealt before any idle work (once:
+            # bytes the shoe does not take, while a deck is registered, cannot starve it).
+            dealt_first = True
+            continue
+        dealt_first = False
+        wait = _idle(a, write)
+        if wait is None or (wait and not pollable):
+            wait = poll_ms  # a shoe asked every pass, or one whose bytes wake no poll
+        elif wait > _QUIET_MS:
+            # Nothing happens until a byte comes on either line, and both are polled
+            # (or a shoe's timer is due): not a pass every poll_ms (an idle pass is
+            # ~0.7 ms of a Pico's chip time; issue 27). 0: idle work left, at once.
+            wait = _QUIET_MS
 
 
 def _card_due():
@@ -426,10 +408,13 @@ def _card_due():
 
 
 def _idle(a, write):
+    """One idle pass's work; how long the next pass may wait for input (App.idle: ms,
+    0 at once, None the loop's own short wait)."""
     try:
-        a.idle()
+        return a.idle()
     except Exception as e:  # noqa: BLE001
         write(_internal("idle", e))
+        return None
 
 
 def _ready(poll, me, ms):

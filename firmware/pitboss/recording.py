@@ -38,10 +38,12 @@ def _record(ev, result=None):
 
 
 class Recording:
-    def reserve(self):
+    def reserve(self, nbytes=None):
+        """Room in the journal's segment for the next record (nbytes: its payload at
+        most; None: the journal's largest), a new segment started now if it lacks it."""
         self.flush_refusals()
         try:
-            self.journal.reserve()
+            self.journal.reserve(nbytes)
         except (OSError, JournalError) as e:
             raise self._write_failed(e, "journal")
 

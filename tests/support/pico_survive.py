@@ -78,8 +78,9 @@ def raw_region_into(flash_bin, region_dir):
 class Session:
     """A production Pico and its CPython twin, fed the same authenticated lines."""
 
-    def __init__(self, base):
+    def __init__(self, base, uf2=None):
         self.base = base
+        self.uf2 = uf2  # the image (vboard.start's uf2: default $PITBOSS_PICO_UF2)
         self.keys = KeyStore(str(base / "keys"))
         self.state = base / "state"
         self.link = None
@@ -95,7 +96,7 @@ class Session:
         if flashed is not None:
             shutil.copytree(flashed, self.base / "flash")
         st = vboard.start(self.base / "flash", state_dir=self.state, kind="pico",
-                          parent_pid=os.getpid())  # service: GP22 held low
+                          parent_pid=os.getpid(), uf2=self.uf2)  # service: GP22 held low
         try:
             if flashed is None:
                 flashing.flash(st["port"], progress=None)
@@ -112,7 +113,7 @@ class Session:
         """Production (GP22 released): returns the first `mem` reply, sent as soon as
         the port exists, so its up_ms is reset -> first protocol line answered."""
         st = vboard.start(self.base / "flash", state_dir=self.state, kind="pico",
-                          parent_pid=os.getpid(), service=False)
+                          parent_pid=os.getpid(), service=False, uf2=self.uf2)
         self.port = st["port"]
         self.ctl = control_for(self.port)
         self.link = ProtocolLink(self.port)
@@ -381,7 +382,7 @@ def play_games(s, rounds, seats_of, export_dir, log, t0):
 
 
 def session(base, rounds=200, lines=10000, rfid=True, log=print, seats=None, flashed=None,
-            games=None):
+            games=None, uf2=None):
     """Boot, then every game configured in turn with `rounds` rounds dealt through UART1
     (each settlement compared with CPython), the journal exported and acknowledged every
     EXPORT_EVERY rounds, `recall 50`, `meters`, a deck registered through the emulated
@@ -389,8 +390,11 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print, seats=None, fla
     heap, largest free block, session length in chip time and wall time). seats: every
     game at that many seats (default SESSION_SEATS); flashed: as flash_and_provision's;
     games: only these games (default every one), e.g. the budget's 200 rounds of the
-    game with the largest live heap alone, when every game's would outlast the machine."""
-    s = Session(base)
+    game with the largest live heap alone, when every game's would outlast the machine;
+    uf2: the image (default $PITBOSS_PICO_UF2). The figures also hold every dealt card's
+    time from its frame's last byte on UART1 to its acknowledgement (card_ms: the
+    emulated shoe's, chip time) and the flash chip's erases (wear)."""
+    s = Session(base, uf2=uf2)
     seats_of = SESSION_SEATS if seats is None else dict.fromkeys(SESSION_SEATS, seats)
     if games is not None:
         unknown = set(games) - set(seats_of)
@@ -444,6 +448,10 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print, seats=None, fla
         max_blocks.append(m["max_block"])
         fig["status_end"] = s.request("status")
         fig["tilts"] = s.request("tilt")["active"]
+        fig["card_ms"] = card_figures(s.ctl("shoe_state", id=1)["latency_ns"])
+        fl = s.ctl("flash")
+        fig["flash"] = {"sectors_erased": fl["sectors_erased"],
+                        "pages_programmed": fl["pages_programmed"]}
         # The session's chip time, power-on to here (the emulator that follows is a new
         # chip whose clock starts at 0).
         fig["chip_s"] = (s.ctl.cycles()["ns"] - c0) / 1e9
@@ -458,11 +466,20 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print, seats=None, fla
         log("%d lines (%d unexpected) in %.1f s chip, %.0f s wall; end %r" % (
             lines, bad, fig["lines_chip_s"], fig["lines_wall_s"], m))
         log("session: min_free %d, smallest largest-block %d, %.1f s chip, %.0f s wall, "
-            "tilts %r" % (fig["min_free"], fig["min_max_block"], fig["chip_s"],
-                          fig["wall_s"], fig["tilts"]))
+            "tilts %r; cards %r" % (fig["min_free"], fig["min_max_block"], fig["chip_s"],
+                                    fig["wall_s"], fig["tilts"], fig["card_ms"]))
         return fig
     finally:
         s.power_off()
+
+
+def card_figures(latency_ns):
+    """{n, p50, p99, max} in ms of a shoe's card latencies (ns)."""
+    lat = sorted(latency_ns)
+    if not lat:
+        return {"n": 0}
+    pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] / 1e6  # noqa: E731
+    return {"n": len(lat), "p50": pick(0.5), "p99": pick(0.99), "max": lat[-1] / 1e6}
 
 
 def _deck_by_rfid(s):

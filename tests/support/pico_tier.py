@@ -57,7 +57,16 @@ CUT_GAME, CUT_SEATS = "nj-3card", 3
 # (2026-12-03, the stock job 381 s of the Pico tier's 1,754).
 STOCK_VECTORS = ("nj-3card", "pr-pai-gow")
 JOBS = ("flash", "vectors", "hands", "names", "serial", "screen", "rfid", "powercut",
-        "romfs", "stock", "release", "survive")
+        "romfs", "stock", "release", "session", "survive")
+# The budget session (issue 27; issue 11's budget) on the release image, last on the
+# first Pico's thread, where the rest of the suite still runs on the other core: every
+# game at a full table (pico_survive.SESSION_SEATS) for SESSION_ROUNDS rounds, each
+# settled as on CPython, SESSION_LINES protocol lines, exports and acknowledgements,
+# `recall 50`, a deck registered through the MFRC522, a power cycle. The budget's own
+# size is PITBOSS_SESSION_ROUNDS=200 PITBOSS_SESSION_LINES=10000 (about ten hours of
+# this emulator on 2026-12-06: docs/bench.md).
+SESSION_ROUNDS = int(os.environ.get("PITBOSS_SESSION_ROUNDS", "10"))
+SESSION_LINES = int(os.environ.get("PITBOSS_SESSION_LINES", "2000"))
 # Jobs on a Pico and a thread of their own, started when "flash" is done (they start
 # from its fresh flash): survive is as long as all the others together.
 SIDE_JOBS = ("survive",)
@@ -79,6 +88,40 @@ WORST_FLASH_MS = (400, 3)
 WORST_FLASH_MS_IMAGE = (400, 400)
 # A job needs these to have run first (on the same Pico).
 NEEDS = {}
+
+
+def report_session(write):
+    """The budget session's figures (job `session`), if it ran in this process's tier."""
+    t = PicoTier._instance
+    f = t.futures.get("session") if t is not None else None
+    if f is None or not f.done() or f.exception() is not None:
+        return
+    fig = f.result()
+    if "skipped" in fig:
+        return
+    for line in session_summary(fig):
+        write(line)
+
+
+def session_summary(fig):
+    """The lines a budget session's figures print as (pico_survive.session's)."""
+    c, n = fig["card_ms"], fig["meters_rounds"]
+    return [
+        "budget session (issue 27; release image, emulated Pico, chip time at 125 MHz): "
+        "%d rounds of each of %d games at full tables, %d lines, %d exports" % (
+            fig["rounds"], len(fig["seats"]), fig["lines"], fig["exports"]),
+        "  lowest free heap %d B (budget >= %d), smallest largest block %d B" % (
+            fig["min_free"], 150 * 1024, fig["min_max_block"]),
+        "  %d cards, frame to acknowledgement: p50 %.2f ms, p99 %.2f ms, max %.2f ms "
+        "(budget 2 / 5 / 15)" % (c["n"], c["p50"], c["p99"], c["max"]),
+        "  boot %d ms, after the session's power cycle %d ms (budget 400); free %d / %d B" % (
+            fig["boot"]["up_ms"], fig["boot_after_session"]["up_ms"], fig["boot"]["free"],
+            fig["boot_after_session"]["free"]),
+        "  %.1f s of chip time, %.0f s of wall time (%.0f s for the lines); flash: %d "
+        "sector erases, %.2f a round" % (
+            fig["chip_s"], fig["wall_s"], fig["lines_wall_s"],
+            fig["flash"]["sectors_erased"], fig["flash"]["sectors_erased"] / max(n, 1)),
+    ]
 
 
 def random_hands(game, n, seed):
@@ -584,6 +627,24 @@ class Jobs:
             return out
         finally:
             d.stop()
+
+    def job_session(self, a):
+        """The budget session at SESSION_ROUNDS and SESSION_LINES on a release-image
+        Pico of its own (tests/pico/test_pico_session.py); its figures also go to
+        build/pico-session.json."""
+        if not image_is_pitboss():
+            return {"skipped": "the tier runs another image than the pitboss image"}
+        from host_tools.emu.pico import RELEASE
+        from tests.support import pico_survive
+        base = self.base / "session"
+        base.mkdir()
+        fig = pico_survive.session(base, rounds=SESSION_ROUNDS, lines=SESSION_LINES,
+                                   log=lambda m: None, uf2=RELEASE)
+        import json
+        out = Path(__file__).resolve().parents[2] / "build" / "pico-session.json"
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps(fig, default=str, indent=1))
+        return fig
 
     def job_survive(self, a):
         """tests/support/pico_survive.py on a Pico of its own (production mode): boot budget,

@@ -100,6 +100,17 @@ class Shoe:
     def ack(self, seq):
         """Tell the shoe a card is in (only a serial shoe has a line back)."""
 
+    def rest_ms(self):
+        """Milliseconds until the frame being received is whole (0: none is part-way
+        in): the main loop need not be woken by its bytes one at a time."""
+        return 0
+
+    def wait_ms(self):
+        """How long the main loop may leave poll() uncalled while no byte comes: None
+        for a shoe that must be asked every pass (a reader scanning for tags: the loop
+        keeps its short pass), else the milliseconds until a timer of its own is due."""
+        return None
+
     def resume(self, card, seq):
         """After a reboot: the last card the journal holds came from frame `seq`."""
 
@@ -233,6 +244,12 @@ class FrameDecoder:
     def take(self):
         self.ready = False
         return (self.card, self.seq)
+
+    def left(self):
+        """Bytes until the frame being received ends (its digits and LF), 0 between
+        frames."""
+        st = self._state
+        return _DIGITS + 1 - st if st >= 0 else 0
 
     def push(self, b):
         st = self._state

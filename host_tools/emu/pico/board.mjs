@@ -14,7 +14,8 @@
 // watchdog trigger.
 //
 // The five rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3), and the
-// run loop below (5: an idle chip with no timer armed waits for input instead of spinning).
+// run loop below (5: an idle chip with no timer armed waits for input instead of spinning;
+// one with a timer armed runs ahead of the wall clock only so far: LEAD_NS).
 import { RP2040, ConsoleLogger, LogLevel } from './rp2040.mjs';
 import { loadBootrom, loadUF2 } from './image.mjs';
 import { FlashFile } from './flash.mjs';
@@ -123,8 +124,32 @@ mcu.core.PC = 0x10000000;
 mcu.core.registers[13] = 0x20041000; // harmless if the bootrom path resets it
 
 // ---- run loop ---------------------------------------------------------------------------
+// Pacing (issue 27): a waiting chip's clock jumps to its next alarm, but it may run ahead
+// of the wall clock only by LEAD_NS since the host last spoke (a line, a shoe's frames,
+// a pin). Unpaced, a table waiting for its host ran its idle passes back to back, some
+// 400 a wall second on one of CI's two cores, against the host it was waiting for; and
+// a minute's pause of the host was hours of chip time. Busy chip time is slower than
+// the wall here, so the device models' timing (UART bytes, the shoe's resends) still
+// runs at the clock's pace, not the wall's.
+const LEAD_NS = 100e6;
+let anchorWall = process.hrtime.bigint();
+let anchorChip = 0;
+function hostSpoke() {
+  anchorWall = process.hrtime.bigint();
+  anchorChip = clock.nanos;
+}
+function aheadNs(to) {  // how far chip time `to` is past what the wall allows
+  return to - anchorChip - Number(process.hrtime.bigint() - anchorWall) - LEAD_NS;
+}
+
 let scheduled = false;
+let timer = null;
 function wake() {
+  if (timer !== null) {  // input during a paced wait: run now
+    clearTimeout(timer);
+    timer = null;
+    scheduled = false;
+  }
   if (!scheduled && running) {
     scheduled = true;
     setImmediate(run);
@@ -151,6 +176,7 @@ function run() {
     wake();
     return;
   }
+  let pause = 0;
   for (let i = 0; i < SLICE; i++) {
     if (flash.busyNs > 0) {
       // A flash erase/program in progress, interrupts off: time (and the UART lines, the
@@ -163,6 +189,10 @@ function run() {
     if (core.waiting) {
       const next = clock.nanosToNextAlarm;
       if (!clock.nextAlarm) { idle = true; break; }  // fix 5: nothing can happen until input
+      if (next > 0) {
+        const ahead = aheadNs(clock.nanos + next);
+        if (ahead > 0) { pause = Math.min(Math.ceil(ahead / 1e6), 1000); break; }
+      }
       clock.tick(next > 0 ? next : 0);
       i += 64;
     } else {
@@ -180,10 +210,14 @@ function run() {
     if (!running) return;
   }
   flushOut();
-  if (!idle) wake();
+  if (pause) {
+    scheduled = true;
+    timer = setTimeout(() => { timer = null; scheduled = false; run(); }, pause);
+  } else if (!idle) wake();
 }
 
 process.stdin.on('data', (chunk) => {
+  hostSpoke();
   cdc.write(chunk);
   wake();
 });
@@ -201,7 +235,8 @@ process.on('SIGTERM', () => {
 
 if (args.ctl) {
   serveControl(args.ctl, {
-    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, wake, cdc,
+    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, cdc,
+    wake() { hostSpoke(); wake(); },  // a control command: the host spoke
     cutAt(cycle) { cutAtCycle = cycle; },
     cutNow() { powerCut('now (host)'); },
     profile(on) {
