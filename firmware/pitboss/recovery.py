@@ -16,7 +16,7 @@ from pitboss.store.record import JournalCorrupt
 from pitboss.store.record import KIND_SNAPSHOT
 from pitboss.store.meters import MetersCorrupt
 from pitboss.store.tilt import CODES as TILT_CODES
-from pitboss.store.record import RECALL_MAX, is_settle
+from pitboss.store.record import RECALL_MAX, is_settle, loads
 
 
 # The events a boot's replay applies to the table (and the configured game's decisions:
@@ -55,6 +55,43 @@ class Recovery:
             if bad:
                 self.raise_tilt("firmware_mismatch", "; ".join(bad)[:80])
         t = _lap(ms, "integrity", t)
+        self._scratch(True)
+        try:
+            t = self._boot_journal(rep, ms, t)
+        finally:
+            self._scratch(False)  # (the reconcile's scans hold what they read: no views)
+        if self.journal.state == "open":
+            self._reconcile()
+        elif self._settle_seqs is None:  # a corrupt journal: nothing to recall yet
+            self._settle_seqs = []
+        _lap(ms, "reconcile", t)
+        t = self.table
+        if self._lost and t is not None and not self.halted():
+            # The round lost a card but its tilt did not reach flash: halt again, so the
+            # round can only be voided, never settled.
+            self.raise_tilt(self._lost if self._lost in TILT_CODES else "shoe_fault",
+                            "round %d lost a card (%s)" % (t.round, self._lost))
+        self.show()
+        return rep
+
+    def _scratch(self, on):
+        """While the boot reads the journal (replay, meters' recovery), a region's long
+        records are read into one buffer of the journal's largest payload, taken before
+        the replay fragments the heap (a stock image's boot after two six-seat Pai Gow
+        rounds found no 2.3 KB block for a settlement's record), and let go after."""
+        j = self.journal
+        if not hasattr(j, "scratch"):
+            return
+        j.scratch = None
+        if on:
+            try:
+                j.scratch = bytearray(j.max_payload)
+            except MemoryError:
+                pass  # each record then takes a block of its own, as before
+
+    def _boot_journal(self, rep, ms, t):
+        """The journal opened, the round replayed, the meters recovered; returns the
+        time the step ended (boot's laps)."""
         try:
             # lazy: the boot checks the newest records only (where a torn append can be);
             # the rest are checked as they are read and by idle() after boot, so a full
@@ -79,20 +116,7 @@ class Recovery:
         except MetersCorrupt as e:
             self._meters_bad = e.reason
             self.raise_tilt("meters_corrupt", e.reason)
-        t = _lap(ms, "meters", t)
-        if self.journal.state == "open":
-            self._reconcile()
-        elif self._settle_seqs is None:  # a corrupt journal: nothing to recall yet
-            self._settle_seqs = []
-        _lap(ms, "reconcile", t)
-        t = self.table
-        if self._lost and t is not None and not self.halted():
-            # The round lost a card but its tilt did not reach flash: halt again, so the
-            # round can only be voided, never settled.
-            self.raise_tilt(self._lost if self._lost in TILT_CODES else "shoe_fault",
-                            "round %d lost a card (%s)" % (t.round, self._lost))
-        self.show()
-        return rep
+        return _lap(ms, "meters", t)
 
     def _reconcile(self):
         """After replay: merge what the journal says with the A/B records. A tilt either
@@ -128,7 +152,7 @@ class Recovery:
         self._replaying = True
         try:
             for seq, kind, payload in self.journal.replay():
-                obj = json.loads(payload)
+                obj = loads(payload)
                 ev = obj.get("ev")
                 if kind == KIND_SNAPSHOT:
                     self._restore(obj, seq)

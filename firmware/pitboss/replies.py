@@ -46,7 +46,7 @@ def json_writer(stream, text_of=None):
             for row in reply[rows]:
                 if n:
                     w(", ")
-                if type(row.get("payload")) is bytes:  # ExportRows' raw payload
+                if type(row.get("payload")) in (bytes, bytearray):  # ExportRows' raw one
                     _write_record(w, stream, row, "payload")
                 elif type(row.get("result")) is memoryview:  # Rows' stored result
                     _write_record(w, stream, row, "result")

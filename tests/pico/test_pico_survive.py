@@ -18,6 +18,10 @@ MIN_FREE = 64 * 1024
 # settlement record read back, ~2.3 KB) with room to spare. After a boot from a long
 # journal it is the budget's thinnest margin: 9,488 B on 2026-12-02.
 MIN_BLOCK = 4096
+# The stock image's free heap after a boot that replayed two six-seat Pai Gow rounds:
+# 52,368 B measured (2026-12-06), under the 64 KB above (its code is in the heap; the
+# pitboss image is the board of record). A floor for regressions, not a budget met.
+STOCK_PAI_GOW_FREE = 40 * 1024
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +138,15 @@ def test_the_python_stack_keeps_half_its_size_spare(fig):
     for key in ("mem_end", "boot_after_session"):
         deepest, size = fig[key]["pystack"]
         assert 0 < deepest <= size // 2, (key, fig[key]["pystack"])
+
+
+def test_the_stock_image_boots_after_six_seat_pai_gow_rounds(fig):
+    """Two six-seat Pai Gow rounds on the stock image, then a power cycle: the boot
+    replays them (the settlements' 2.3 KB records read into one scratch buffer taken
+    before the replay: RegionJournal.scratch) and the table answers, no tilt."""
+    out = fig["stock_pai_gow"]
+    boot, st = out["boot"], out["status"]
+    assert boot.get("ok"), boot
+    assert boot["free"] >= STOCK_PAI_GOW_FREE and boot["max_block"] >= MIN_BLOCK, boot
+    assert st.get("ok") and not st["tilts"] and st["round"] == 2, st
+    assert st["phase"] == "settled" and st["dealt"] == 49, st

@@ -19,7 +19,7 @@
 #   boot: journal.open(); meters.load(); meters.recover(journal)
 import json
 
-from pitboss.store.record import KIND_RECORD
+from pitboss.store.record import KIND_RECORD, loads
 from pitboss.store.osfs import write_file
 from pitboss.store.slots import SlotCorrupt, Slots
 from pitboss.compat import const
@@ -63,6 +63,13 @@ def parse_settlement(payload):
     """The default parser for journal payloads: a settlement is the JSON object
     {"ev": "settle", "game": GAME, "lines": [[WAGER_TYPE, WAGERED, PAID], ...]};
     -> (game, lines), or None for any other record."""
+    if type(payload) is memoryview:
+        # A view of the boot's scratch buffer (RegionJournal.scratch): parsed in place,
+        # no copy of it as text.
+        obj = loads(payload)
+        if not isinstance(obj, dict) or obj.get("ev") != "settle":
+            return None
+        return obj.get("game"), obj.get("lines", ())
     if isinstance(payload, (bytes, bytearray)):
         payload = bytes(payload).decode()
     if '"settle"' not in payload:  # cheap test before parsing every card record

@@ -14,6 +14,7 @@
 # The names are public because both journals use them: a const() named with an
 # underscore cannot be imported on MicroPython. What reading them can raise, and which
 # records the journal keeps for recall, are here too: every journal module needs them.
+import json
 import struct
 import sys
 from binascii import crc32
@@ -54,6 +55,16 @@ RECALL_MAX = 50  # recall's most; the journal keeps them while its flash budget 
 # outgrew the budget, so no segment could go even once exported, and journal_full
 # could never be cleared (found by the emulated Pico's 200-round session, 2026-12-02).
 RECALL_HELD = const(10)
+
+
+def loads(payload):
+    """json.loads of a record's payload, whatever bytes-like it was read as: MicroPython's
+    takes any buffer (a view of the boot's scratch, RegionJournal.scratch), CPython's no
+    memoryview."""
+    try:
+        return json.loads(payload)
+    except TypeError:
+        return json.loads(bytes(payload))
 
 
 def is_settle(kind, payload):
@@ -135,7 +146,7 @@ def read_record(j, f, path, off, size, seq, first, keep=False):
     record at off (f positioned there, read into j._rbuf). Returns its length, or -1 if
     the rest of the file is a valid prefix of record `seq` (a torn append). Raises
     JournalCorrupt for anything else. Its kind and CRC are left in j._kind and j._crc,
-    and with keep=True its payload (bytes) in j._payload."""
+    and with keep=True its payload (bytes-like) in j._payload."""
     buf = j._rbuf
     mv = memoryview(buf)
     avail = size - off
@@ -179,7 +190,8 @@ def read_record(j, f, path, off, size, seq, first, keep=False):
         j._kind = kind
         j._crc = stored
         return total
-    if keep:  # the payload the caller keeps: read as one bytes object, no copy
+    if keep:  # the payload the caller keeps: read as one object (bytes, or a region's
+        # bytearray), no copy
         data = f.read(length)
         if len(data) != length:
             raise corrupt("bad_record", path, off)

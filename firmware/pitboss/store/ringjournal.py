@@ -89,6 +89,9 @@ class RegionJournal(Journal):
         self._lo = mv[:_PAGE]
         self._hi = mv[_PAGE:]
         self._ff = b"\xff" * _PAGE
+        # The boot's buffer for long payloads (pitboss.recovery sets and clears it):
+        # records read then are views of it, each valid until the next is read.
+        self.scratch = None
         self._paddr = 0  # region address of the page _lo holds
         self._fill = 0  # bytes of _pb holding the record stream
         self._dirty = False  # the newest segment ends in a torn record: rotate first
@@ -131,7 +134,7 @@ class RegionJournal(Journal):
 
     # -- reading --
     def _iter_segment(self, seg, start_seq, start_off=SEG_HDR, off_seq=None):
-        cur = Cursor(self.region, self._base(seg.pos))
+        cur = Cursor(self.region, self._base(seg.pos), self.scratch)
         name = self._name(seg.number)
         off = start_off
         seq = seg.first if off_seq is None else off_seq

@@ -23,10 +23,11 @@ _FF = const(0xFF)
 class Cursor:
     """A segment read as a file (seek, readinto, read): what Journal._read_record reads."""
 
-    def __init__(self, region, base):
+    def __init__(self, region, base, scratch=None):
         self.region = region
         self.base = base
         self.pos = 0
+        self.scratch = scratch  # RegionJournal.scratch: where a long payload is read
 
     def seek(self, off):
         self.pos = off
@@ -37,9 +38,18 @@ class Cursor:
         return len(buf)
 
     def read(self, n):
-        out = bytearray(n)
+        # With a scratch buffer (the boot's: RegionJournal.scratch), a view of it, valid
+        # until the next record is read; else the bytearray itself, not a bytes copy of
+        # it (a copy wanted a second block of n beside the first). A stock image's boot
+        # after two six-seat Pai Gow rounds had no 2.3 KB block left for their
+        # settlement's record (boot_failed: MemoryError, 2026-12-06).
+        s = self.scratch
+        if s is not None and n <= len(s):
+            out = memoryview(s)[:n]
+        else:
+            out = bytearray(n)
         self.readinto(out)
-        return bytes(out)
+        return out
 
     def close(self):
         pass
