@@ -329,7 +329,6 @@ def serve(a, stream, write, poll_ms=10, wdt=None, buffer=None):
         if u is not seen:  # a new shoe (a reconfiguration) replaces the old one's UART
             seen = u
             watched = _watch(poller, watched, u)
-            muted = False
         if _deal(a, write) and not _waiting(watched) and _card_due():
             # A card was acknowledged, and the shoe sends the next one only once it has
             # heard that (10 bytes) and then sent the frame (12): ~23 ms at 9600 baud.

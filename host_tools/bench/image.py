@@ -69,7 +69,7 @@ print(json.dumps({"held": a1 - a0, "import_ms": (t1 - t0) / 1000, "app_ms": (t3 
 """
 
 
-def _pct(xs, p):
+def percentile(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
@@ -178,7 +178,7 @@ def measure_image(image, base: Path, progress=print) -> dict:
             m1 = link.request("mem", timeout=300)
             lat = [x / 1e6 for x in shoe["latency_ns"][lat0:]]
             out["card_ms"] = {"n": len(lat), "median": statistics.median(lat),
-                              "p99": _pct(lat, 99), "max": max(lat),
+                              "p99": percentile(lat, 99), "max": max(lat),
                               "resends": shoe["resends"]}
             out["round_ms"] = (n1 - n0) / 1e6
             out["settle_ms"] = (n1 - ns0) / 1e6

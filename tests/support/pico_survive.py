@@ -195,6 +195,16 @@ class Session:
         assert all(r.get("ok") for r in got), got
         return got
 
+    def play_round(self, seed, game, seats):
+        """A whole round: its lines, its cards through UART1 PER at a time, its decisions
+        and settlement, which must be exactly the CPython twin's; returns the settle
+        reply."""
+        plan, cards = self.start_round(seed=seed, game=game, seats=seats)
+        self.deal(plan[1], cards, per=PER)
+        got, want = self.finish(plan)
+        assert got.get("ok") and got == want, (game, seed, got, want)
+        return got
+
     def finish(self, plan):
         """The decisions and the settlement; returns (pico settle, CPython settle) for the
         whole plan played on the twin."""
@@ -370,10 +380,7 @@ def play_games(s, rounds, seats_of, export_dir, log, t0):
                 log("  %s round %d: %.0f s wall, %.0f s chip; min_free %s, max_block %s" % (
                     game, i + 1, time.monotonic() - t0, s.ctl.cycles()["ns"] / 1e9,
                     s.min_free, m.get("max_block")))
-            plan, cards = s.start_round(seed=7000 + i, game=game, seats=seats)
-            s.deal(plan[1], cards, per=PER)
-            got, want = s.finish(plan)
-            assert got.get("ok") and got == want, (game, i, got, want)
+            s.play_round(7000 + i, game, seats)
             played += 1  # counted over the session: with fewer rounds a game than
             if played % EXPORT_EVERY == 0:  # EXPORT_EVERY, the journal still gets exported
                 _export(s, export_dir)
@@ -479,12 +486,15 @@ def session(base, rounds=200, lines=10000, rfid=True, log=print, seats=None, fla
 
 
 def card_figures(latency_ns):
-    """{n, p50, p99, max} in ms of a shoe's card latencies (ns)."""
-    lat = sorted(latency_ns)
+    """{n, p50, p99, max} in ms of a shoe's card latencies (ns), as `pitboss bench`
+    computes its own (host_tools.bench.image.percentile)."""
+    from host_tools.bench.image import percentile
+
+    lat = [x / 1e6 for x in latency_ns]
     if not lat:
         return {"n": 0}
-    pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] / 1e6  # noqa: E731
-    return {"n": len(lat), "p50": pick(0.5), "p99": pick(0.99), "max": lat[-1] / 1e6}
+    return {"n": len(lat), "p50": percentile(lat, 50), "p99": percentile(lat, 99),
+            "max": max(lat)}
 
 
 def _deck_by_rfid(s):
@@ -532,10 +542,7 @@ def stock_boot_after_pai_gow(base, rounds=2, log=print):
         pico, local = s.configure("pr-pai-gow", 6)
         assert pico.get("ok") and local.get("ok"), (pico, local)
         for i in range(rounds):
-            plan, cards = s.start_round(seed=27 + i, game="pr-pai-gow", seats=6)
-            s.deal(plan[1], cards, per=PER)
-            got, want = s.finish(plan)
-            assert got.get("ok") and got == want, (i, got, want)
+            s.play_round(27 + i, "pr-pai-gow", 6)
         s.power_off()
         s.power_up_raw()
         out = {"boot": s.request("mem")}
@@ -644,10 +651,7 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
         st0 = s.request("status")
         assert st0.get("ok") and not st0["tilts"], st0
         # A round dealt while the idle passes check the journal: as on CPython.
-        plan, cards = s.start_round(seed=99, game=game, seats=seats)
-        s.deal(plan[1], cards, per=PER)
-        got, want = s.finish(plan)
-        assert got.get("ok") and got == want, (got, want)
+        s.play_round(99, game, seats)
         during = s.mem()
         fig["unchecked_after_round"] = during["unchecked"]
         while True:

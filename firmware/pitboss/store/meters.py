@@ -67,14 +67,12 @@ def parse_settlement(payload):
         # A view of the boot's scratch buffer (RegionJournal.scratch): parsed in place,
         # no copy of it as text.
         obj = loads(payload)
-        if not isinstance(obj, dict) or obj.get("ev") != "settle":
+    else:
+        if isinstance(payload, (bytes, bytearray)):
+            payload = bytes(payload).decode()
+        if '"settle"' not in payload:  # cheap test before parsing every card record
             return None
-        return obj.get("game"), obj.get("lines", ())
-    if isinstance(payload, (bytes, bytearray)):
-        payload = bytes(payload).decode()
-    if '"settle"' not in payload:  # cheap test before parsing every card record
-        return None
-    obj = json.loads(payload)
+        obj = json.loads(payload)
     if not isinstance(obj, dict) or obj.get("ev") != "settle":
         return None
     return obj.get("game"), obj.get("lines", ())
