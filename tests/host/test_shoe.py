@@ -297,6 +297,50 @@ def test_fuzz_every_intact_frame_after_any_noise_is_dealt(chunks, seq0):
     assert set(rec.names()) <= {"garbage", "malformed"}
 
 
+def _push_only(data):
+    """What FrameDecoder.push() alone makes of data, a byte at a time: the reference for
+    SerialShoe.poll(), which reads the UART in chunks."""
+    rec = Recorder()
+    dec = shoe.FrameDecoder(rec)
+    cards = []
+    for b in data:
+        if dec.push(b):
+            cards.append(dec.take())
+    dec.flush()
+    return cards, rec.events
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=12),
+                          st.sampled_from([b"!", b"\n", b"\r", b"!30", b"0123456789abcdef",
+                                           b"!3000011918", b"!300001191\n", b"!3000011G18\n"]),
+                          st.builds(shoe.encode, st.integers(0, 60), st.integers(0, 40),
+                                    st.just(False))),
+                max_size=30),
+       st.lists(st.integers(1, 16), min_size=1, max_size=8))
+def test_reads_of_any_size_decode_as_byte_by_byte(parts, sizes):
+    # The same bytes arriving in reads of any size: every card and every event as push()
+    # gives them one byte at a time, in the same order (the shoe's own duplicate check
+    # and acknowledgements aside: a ByteSource with no line back, a fresh card each).
+    data = b"".join(parts)
+    want_cards, want_events = _push_only(data)
+    rec = Recorder()
+    src = serialshoe.ByteSource()
+    s = serialshoe.SerialShoe(src, rec)
+    s._write = None  # (no acknowledgements: push() alone sends none)
+    s._first = lambda card: True
+    got, at, i = [], 0, 0
+    while at < len(data):
+        n = sizes[i % len(sizes)]
+        i += 1
+        src.feed(data[at:at + n])
+        at += n
+        got += drain(s)
+    s.decoder.flush()
+    assert got == want_cards
+    assert [e for e in rec.events if e[0] != "duplicate"] == want_events
+
+
 # --- rng and simulator ---
 
 def test_rng_known_answers():

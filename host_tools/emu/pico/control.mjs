@@ -3,7 +3,9 @@
 //                                                       usb_starved (usbcdc.mjs)
 //   {"cmd": "profile", "on": true|false}               start sampling the program counter
 //                                                       (every 64th instruction) / stop:
-//                                                       samples [[pc, n], ...] (docs/bench.md)
+//                                                       samples [[pc, n], ...] (docs/bench.md);
+//                                                       "card": true samples only while a
+//                                                       shoe's frame waits for its ack
 //   {"cmd": "lines"}                                   chip ns of each protocol line since
 //                                                       the last call, from its newline to
 //                                                       its reply's (usbcdc.mjs), and clears
@@ -71,7 +73,7 @@ export function serveControl(path, board) {
         return req.wait ? shoe.whenDone(done) : done();
       }
       case 'profile':  // {"on": true} starts sampling; {"on": false} stops: [[pc, n], ...]
-        return reply({ samples: board.profile(!!req.on) });
+        return reply({ samples: board.profile(!!req.on, !!req.card) });
       case 'shoe_state':
         return reply({ ...shoes[req.id ?? 1].state(), ns: clock.nanos, cycles: core.cycles });
       case 'uart_tx': {
