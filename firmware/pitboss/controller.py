@@ -52,7 +52,7 @@ from pitboss import games, protocol
 from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
-from pitboss.halting import _CARD_TILTS, Dealing, Halting
+from pitboss.halting import _CARD_TILTS, CARD_RESERVE, Dealing, Halting
 from pitboss.recording import Recording
 from pitboss.recovery import Recovery
 from pitboss.store.auth import Auth
@@ -71,11 +71,6 @@ from pitboss.store.record import RECALL_HELD, RECALL_MAX
 # checkpoint is ~200-500 bytes.
 _CHECKPOINT_BYTES = const(2048)
 _DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
-
-
-# Journal room a card's record reserves (apply): its JSON is at most 68 bytes
-# (pitboss.store.cardrec), one with a reader's seat a few more.
-_CARD_RESERVE = const(128)
 
 
 class Controller(Recovery, Recording, Halting, Dealing):
@@ -181,7 +176,7 @@ class Controller(Recovery, Recording, Halting, Dealing):
             # settlement's room then rotates at a line (the round's wagers, deal or
             # settle) and not inside a card's path, where the snapshot and the pages
             # of the new segment took a card 23-70 ms on the emulated Pico (issue 27).
-            self.reserve(_CARD_RESERVE if kind == "card" else None)
+            self.reserve(CARD_RESERVE if kind == "card" else None)
         if kind == "config":
             if t is not None and t.phase not in ("configured", SETTLED):
                 raise Refused("wrong_phase", "finish or void the round (newround) "

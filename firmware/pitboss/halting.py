@@ -177,16 +177,40 @@ _SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_
 _CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
 
 
-def _deal_card(ctl, card, seq):
-    ctl.require_table()
-    # The event's keys in one literal: a key added later grows the dict (another
-    # allocation, and a Pico's allocator searches its heap for each: issue 27).
-    if type(seq) is int and seq >= 0:
-        return ctl.apply({"ev": "card", "c": parse(card), "s": seq})
-    return ctl.apply({"ev": "card", "c": parse(card)})
+# Journal room a card's record reserves (deal(), and Controller.apply for the `card`
+# verb): its JSON is at most 68 bytes (pitboss.store.cardrec), one with a reader's seat a
+# few more. (No underscore: a const() named with one cannot be imported on MicroPython.)
+CARD_RESERVE = const(128)
 
 
 class Dealing:
+    def deal(self, c, s):
+        """A card from the shoe (c: its id, checked by the decoder; s: its frame count, or
+        None), live: apply()'s card event with its steps written out. The same checks,
+        state and record as apply({"ev": "card", "c": c, "s": s}); a card is the one event
+        a table takes dozens of a round, each inside the shoe's wait for its
+        acknowledgement, where apply()'s generic steps and reserve()'s layers were ~1 ms of
+        a Pico's 4 (issue 27). Raises Refused, changing nothing, as apply() does."""
+        t = self.require_table()
+        if self._refused_n or not self.journal.fits(CARD_RESERVE):
+            self.reserve(CARD_RESERVE)  # refusals to flush, or a segment to start (apply)
+        out = t.card_in(c)
+        if s is None:
+            ev = {"ev": "card", "c": c}
+        else:
+            ev = {"ev": "card", "c": c, "s": s}
+            self.shoe_last = (s, c)
+        self._events.append(ev)
+        now = self.clock()
+        if type(now) is int and now >= 0:
+            # Recording.append's card record, formatted into its buffer (cardrec)
+            seq = self._journal(self._card_rec.encode(c, s, now), True)
+        else:
+            seq = self.append(ev)
+        if not self._hidden_from:
+            self._hidden_from = seq
+        return out
+
     def misdeal(self, code, detail=""):
         """A card the table did not take as dealt: tilt with the misdeal's own code and
         mark the round lost. Never raises (the shoe's alarm callback calls it)."""
@@ -226,8 +250,11 @@ class Dealing:
         is halted, was still dealt on the felt: a misdeal (the round is voided at
         tilt-clear, never settled misaligned). Never raises."""
         try:
-            self.check_program(True)
-            if self.halted():
+            # Attributes, not method calls, where nothing is to do: each call on this
+            # object looks its name up through five classes (issue 27's card path).
+            if self._program_step is not None:
+                self.check_program(True)
+            if self._unrecorded is not None or self.tilt.tilted:
                 self._lose("card_during_tilt")
                 return protocol.error("tilted", "the table is halted by a tilt (%s): the card is "
                             "not dealt and the round will be voided"
@@ -235,7 +262,8 @@ class Dealing:
             # protocol.call's work, written out: its call, and the arguments' tuple, are
             # two more heap objects on every card's path.
             try:
-                reply = _deal_card(self, card, seq)
+                reply = self.deal(parse(card), seq if type(seq) is int and seq >= 0
+                                  else None)
                 reply["ok"] = True
             except Refused as e:
                 reply = protocol.error(e.code, str(e))

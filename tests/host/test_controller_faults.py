@@ -430,3 +430,59 @@ def test_a_settled_round_is_drawn_from_what_the_table_kept(game):
     again.boot()
     assert again.table.phase == "settled" and d2.paid() == paid
     assert again.table.settled_rows() == want
+
+
+def _cards(frames):
+    return [int(bytes(frames[i + 1:i + 3]), 16) for i in range(0, len(frames), 12)]
+
+
+@pytest.mark.parametrize("region", [False, True])
+def test_a_shoe_card_is_dealt_as_its_event_applied(region):
+    # Controller.deal (the card's path written out, issue 27) against apply()'s card event:
+    # the same replies, state and journal bytes, card after card, a segment rotating
+    # among them (small segments), and refusals too (a duplicate, a card after the deal).
+    from pitboss.store.region import FileRegion
+    from host_tools.table.rounds import plan_round
+
+    def boot():
+        fs = _fresh()
+        kw = {"region": FileRegion("/journal/region", 24, fs), "segment_sectors": 4} \
+            if region else {"segment_size": 16384}
+        ctl = Controller("", fs=fs, clock=lambda: 1764000000, rng=lambda n: n // 2, **kw)
+        ctl.boot()
+        ctl.command(auth_line(KEY, 1, 'config {"game":"pr-pai-gow","seats":6}'))
+        return fs, ctl
+
+    (fs1, a), (fs2, b) = boot(), boot()
+    n = 1
+    for rnd in range(4):
+        before, frames, after = plan_round("pr-pai-gow", 6, rnd)
+        for ctl in (a, b):
+            for line in before:
+                r = ctl.command(line)
+                assert r["ok"], (rnd, line, r)
+        for c in _cards(frames):
+            got = a.shoe_card(c, n)
+            want = b.apply({"ev": "card", "c": c, "s": n})
+            want["ok"] = True
+            assert got == want, (rnd, c)
+            assert (a.shoe_last, a._events, a._hidden_from) == (b.shoe_last, b._events,
+                                                                b._hidden_from)
+            assert fs1.files == fs2.files
+            n += 1
+        for ctl in (a, b):
+            for line in after:
+                assert ctl.command(line)["ok"], line
+    assert a.journal.segments == b.journal.segments and len(a.journal.segments) > 1
+    # A card after the deal: refused alike (the shoe's path then tilts: a misdeal).
+    before, frames, _ = plan_round("pr-pai-gow", 6, 9)
+    for ctl in (a, b):
+        for line in before:
+            assert ctl.command(line)["ok"]
+    for c in _cards(frames):
+        assert a.shoe_card(c, n)["ok"] and b.apply({"ev": "card", "c": c, "s": n})
+        n += 1
+    with pytest.raises(Exception) as e:
+        b.apply({"ev": "card", "c": 51, "s": n})
+    assert a.shoe_card(51, n)["error"]["code"] == e.value.code == "deal_complete"
+    assert a.halted() and a.active_tilts()[0]["code"] == "extra_card"

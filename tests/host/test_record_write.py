@@ -72,6 +72,27 @@ def test_native_frame_writes_frames_bytes(monkeypatch):
                 assert got == want, (n, kind, seq)
 
 
+def test_native_put_writes_the_record_frame_frames_whole(monkeypatch):
+    # The journal's page buffer gets header, payload and CRC-32 in one call (ringjournal
+    # _put_record): the bytes record.frame() and the payload give, written at `at`, and
+    # nothing else in the buffer touched.
+    nat = _recnative(monkeypatch)
+    rng = random.Random(6)
+    for n in list(range(0, 70)) + [255, 400]:
+        data = bytes(rng.randrange(256) for _ in range(n))
+        for at in (0, 1, 200, 255):
+            for seq in (0, 7, 2**30 - 1):
+                head = bytearray(record.OVERHEAD)
+                mv = memoryview(head)
+                record.frame(head, mv[:8], mv[:record.HDR], record.KIND_RECORD, seq, data)
+                want = bytearray(b"\xee" * 1024)
+                want[at:at + record.OVERHEAD + n] = (bytes(head[:record.HDR]) + data
+                                                     + bytes(head[record.HDR:]))
+                got = bytearray(b"\xee" * 1024)
+                nat.put(got, at, memoryview(data), n, record.KIND_RECORD, seq)
+                assert got == want, (n, at, seq)
+
+
 def test_the_native_writer_is_built_for_the_boards_with_native_code():
     # pitboss flash compiles it for the board's arch (and leaves it off the VM board).
     assert mpy_build.NATIVE.search(SRC.read_text())

@@ -341,6 +341,58 @@ def test_reads_of_any_size_decode_as_byte_by_byte(parts, sizes):
     assert [e for e in rec.events if e[0] != "duplicate"] == want_events
 
 
+class TimedUART:
+    """Bytes that come at given microseconds of a clock that moves 10 us at each look
+    (a shoe's line as poll() sees it while it waits)."""
+
+    def __init__(self, timed):
+        self.timed = list(timed)  # [(us, byte)], in order
+        self.now = 0
+
+    def us(self):
+        self.now += 10
+        return self.now
+
+    def any(self):
+        return sum(1 for t, _ in self.timed if t <= self.now)
+
+    def readinto(self, buf, n):
+        k = min(n, self.any(), len(buf))
+        for i in range(k):
+            buf[i] = self.timed.pop(0)[1]
+        return k
+
+
+def test_a_frames_last_bytes_are_waited_for_not_left_to_wake_the_loop():
+    # A PL011 raises no interrupt for a byte alone in its FIFO until 32 bit periods later
+    # (3.3 ms at 9600 baud): poll() waits for a frame's last two bytes itself, about as long
+    # as they take on the line, and deals the card in the same call.
+    frame = shoe.encode(17, 5)
+    u = TimedUART([(0, b) for b in frame[:10]] + [(900, frame[10]), (1900, frame[11])])
+    s = serialshoe.SerialShoe(u, ticks=lambda: 0, ticks_us=u.us)
+    assert s.rest_ms() == 0
+    assert s.poll() == (17, 5)
+    assert 1900 <= u.now < 2000  # waited for the LF, no longer
+    # rest_ms: a pass may sleep until only those two are left (rounded down).
+    u = TimedUART([(0, frame[0])])
+    s = serialshoe.SerialShoe(u, ticks=lambda: 0, ticks_us=u.us)
+    assert s.poll() is None
+    assert s.rest_ms() == (11 - 2) * 1041 // 1000
+
+
+def test_a_torn_frame_is_waited_for_no_longer_than_its_bytes_take():
+    frame = shoe.encode(17, 5)
+    u = TimedUART([(0, b) for b in frame[:11]])  # the LF never comes
+    s = serialshoe.SerialShoe(u, ticks=lambda: 0, ticks_us=u.us)
+    assert s.poll() is None
+    assert u.now <= 3 * 1041 // 2 + 20  # one byte's time and a half
+    # Without a clock to wait by (CPython, a board's simulated time) nothing is waited.
+    u = TimedUART([(0, b) for b in frame[:11]] + [(500, frame[11])])
+    s = serialshoe.SerialShoe(u, ticks=lambda: 0)
+    assert s.poll() is None and u.now == 0
+    assert s.rest_ms() == 0
+
+
 # --- rng and simulator ---
 
 def test_rng_known_answers():

@@ -10,9 +10,9 @@ from pitboss.hw.shoe import ACK_LEN, FrameDecoder, encode_ack
 
 
 def _ms():
-    # The resend wait's default clock: time.ticks_ms on MicroPython, ms on CPython.
-    f = getattr(time, "ticks_ms", None)
-    return f() if f is not None else int(getattr(time, "monotonic")() * 1000)
+    # The resend wait's default clock: ms on CPython (SerialShoe uses time.ticks_ms itself
+    # where there is one: no Python call on an acknowledgement's path, issue 27).
+    return int(getattr(time, "monotonic")() * 1000)
 
 
 def _since(then, now):
@@ -37,6 +37,12 @@ _GRACE = const(36)
 _GRACE_MS = const(50)
 # wait_ms() with no timer running: the shoe needs no pass until a byte comes.
 _IDLE_MS = const(1000)
+# A frame's last bytes that poll() waits for itself (_last_bytes) rather than leave them to
+# wake the main loop: a PL011, the RP2040's UART, raises no receive interrupt for fewer
+# bytes than its FIFO's trigger level (MicroPython sets 4) until 32 bit periods after the
+# last one came (RP2040 datasheet 4.2.6): 3.3 ms at 9600 baud, which a card's last byte
+# waited on a Pico asleep in its poll (issue 27; host_tools/emu/pico/uart.mjs, fix 6).
+_SPIN = const(2)
 
 
 class SerialShoe(Shoe):
@@ -46,7 +52,7 @@ class SerialShoe(Shoe):
     returns at the first card, so a burst of frames is dealt one card per call and a
     frame split across reads is simply finished by the next one."""
 
-    def __init__(self, uart, alarm=None, bufsize=64, ticks=None, baud=9600):
+    def __init__(self, uart, alarm=None, bufsize=64, ticks=None, baud=9600, ticks_us=None):
         super().__init__(alarm)
         self.uart = uart
         self._byte_us = 10000000 // baud  # a byte's time on the line, 8N1 (rest_ms)
@@ -55,7 +61,12 @@ class SerialShoe(Shoe):
         self._write = getattr(uart, "write", None)  # a receive-only source has no line back
         self._pos = 0
         self._end = 0
-        self._ticks = ticks or _ms  # injectable: the link model runs in simulated time
+        # injectable: the link model runs in simulated time
+        self._ticks = ticks or getattr(time, "ticks_ms", None) or _ms
+        # The clock _last_bytes() waits by: time.ticks_us on MicroPython, unless the board
+        # runs the shoe in a time of its own (ticks): then, as on CPython, it never waits.
+        self._us = ticks_us if ticks_us is not None else (
+            getattr(time, "ticks_us", None) if ticks is None else None)
         # Torn frames (docs/shoe-protocol.md, "Transport errors and misdeals"): when the
         # last torn frame that may hold an unacknowledged card was seen (None: none
         # waiting). Bytes that were already received when an acknowledgement went out,
@@ -116,9 +127,12 @@ class SerialShoe(Shoe):
                 n -= self.uart.any()  # (received, not yet read)
             except OSError:
                 return 0
-        # Up to the byte before its last, rounded down: the last one (its LF) wakes the
-        # loop itself, so the card is not kept waiting for a rounded-up timer.
-        return (n - 1) * self._byte_us // 1000 if n > 1 else 0
+        # Up to where it lacks only its last _SPIN bytes, rounded down: poll() waits for
+        # those itself (_last_bytes), so the card is not kept waiting for a rounded-up
+        # timer, nor for a PL011's receive timeout. (Without a clock to wait by, up to
+        # the byte before its last, which wakes the loop.)
+        k = _SPIN if self._us is not None else 1
+        return (n - k) * self._byte_us // 1000 if n > k else 0
 
     def wait_ms(self):
         """Until the UART has a byte, poll() has only its timers to do: a torn frame
@@ -157,7 +171,7 @@ class SerialShoe(Shoe):
                 self._report(EV_DUPLICATE, seq, card)
                 self.ack(seq)
                 continue
-            if self._pos >= self._end and not self._fill():
+            if self._pos >= self._end and not self._fill() and not self._last_bytes():
                 self._check_torn()
                 return None
             buf = self._buf
@@ -190,6 +204,25 @@ class SerialShoe(Shoe):
                 # Also when an alarm callback raised: those bytes are parsed, never twice.
                 self._pos = pos
                 self._pre = pre
+
+    def _last_bytes(self):
+        """A frame part-way in that lacks only its last _SPIN bytes: wait for them here
+        (as long as they take on the line, and half a byte more) and read them: True
+        once read. False at once where there is no frame part-way in, or no clock to
+        wait by, and once the time is up (a torn frame: the resend timer tells)."""
+        us = self._us
+        if us is None:
+            return False
+        n = self.decoder.left()
+        if n == 0 or n > _SPIN:
+            return False
+        limit = (2 * n + 1) * self._byte_us // 2
+        t0 = us()
+        uart = self.uart
+        while not uart.any():
+            if _since(t0, us()) > limit:
+                return False
+        return self._fill()
 
     def _check_torn(self):
         # The line is quiet. Copies still on the wire when the last acknowledgement went

@@ -157,8 +157,17 @@ def _crc_byte(crc, b):
 
 
 def _crc3(card, seq):
-    # The CRC covers the values, not their hex text: [card, seq high, seq low].
-    return _crc_byte(_crc_byte(_crc_byte(_CRC_INIT, card), seq >> 8), seq & 0xFF)
+    # The CRC covers the values, not their hex text: [card, seq high, seq low]. _crc_byte's
+    # steps written out: a frame's check is on a card's path (issue 27).
+    t = _T16
+    crc = ((_CRC_INIT << 4) & 0xFFFF) ^ t[(_CRC_INIT >> 12) ^ (card >> 4)]
+    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (card & 15)]
+    b = seq >> 8
+    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b >> 4)]
+    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
+    b = seq & 0xFF
+    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b >> 4)]
+    return ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
 
 
 def encode(card, seq, strict=True):
@@ -184,7 +193,14 @@ _HEX = b"0123456789ABCDEF"
 
 
 def ack_crc(seq):
-    return _crc_byte(_crc_byte(_CRC_INIT, seq >> 8), seq & 0xFF)
+    # _crc_byte's steps written out, as in _crc3: an acknowledgement is on a card's path.
+    t = _T16
+    b = seq >> 8
+    crc = ((_CRC_INIT << 4) & 0xFFFF) ^ t[(_CRC_INIT >> 12) ^ (b >> 4)]
+    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
+    b = seq & 0xFF
+    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b >> 4)]
+    return ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
 
 
 def encode_ack(seq, buf=None):
@@ -254,6 +270,12 @@ class FrameDecoder:
     def push(self, b):
         st = self._state
         if st >= 0:
+            if b == _LF or b == _CR:  # first: a card's last byte, no _hexval call for it
+                self._state = _IDLE
+                if st == _DIGITS:
+                    return self._frame()
+                self._report(EV_MALFORMED, -1, "frame ended after %d hex digit(s)" % st)
+                return False
             v = _hexval(b)
             if v >= 0 and st < _DIGITS:
                 if st < 2:
@@ -263,12 +285,6 @@ class FrameDecoder:
                 else:
                     self._crc = (self._crc << 4) | v
                 self._state = st + 1
-                return False
-            if b == _LF or b == _CR:
-                self._state = _IDLE
-                if st == _DIGITS:
-                    return self._frame()
-                self._report(EV_MALFORMED, -1, "frame ended after %d hex digit(s)" % st)
                 return False
             if b == _START:  # a new frame cuts this one short
                 self._begin()

@@ -21,12 +21,15 @@ class CardRecord:
         # A view per record length, made the first time that length comes: memoryview
         # slices are heap objects, and a card's record is one of a few lengths.
         self._views = {}
+        self._nat = None  # record.native(), looked up at the first record
 
     def encode(self, c, s, t):
         """ints c (the card id), s (the shoe's frame count, or None), t (time) -> a
         memoryview of the record's bytes (valid until the next encode)."""
         b = self.buf
-        nat = native()
+        nat = self._nat
+        if nat is None:
+            nat = self._nat = native()
         if nat and 0 <= t < 0x100000000 and 0 <= c < 0x40000000 and (
                 s is None or 0 <= s < 0x40000000):
             # Native code where the port has it (pitboss.store.recnative): no long-int

@@ -341,6 +341,13 @@ class Journal:
         if not self._segs or self._segs[-1].size + OVERHEAD + n > self.segment_size:
             self._rotate()
 
+    def fits(self, nbytes):
+        """Does the next record of up to nbytes payload go into the newest segment as it
+        is (reserve(nbytes) would do nothing)? The card's path asks this first."""
+        segs = self._segs
+        return (self._state == "open" and len(segs) > 0
+                and segs[-1].size + OVERHEAD + nbytes <= self.segment_size)
+
     @property
     def state(self):
         """'closed' (open() not called), 'open', 'corrupt' (open() raised JournalCorrupt)

@@ -68,6 +68,52 @@ def frame(buf, data, n: int, kind: int, seq: int):
 
 
 @micropython.viper
+def put(buf, at: int, data, n: int, kind: int, seq: int):
+    """A whole record into buf at `at`, as frame() frames it (header, data[0:n], CRC-32):
+    the journal's page buffer, where a record that fits is copied whole (pitboss.store.
+    ringjournal). One call for what were frame() and three slice copies, each slice a heap
+    object (issue 27's card path)."""
+    b = ptr8(buf)
+    d = ptr8(data)
+    t = ptr32(_T)
+    b[at] = 0xA5
+    b[at + 1] = kind
+    b[at + 2] = seq & 0xFF
+    b[at + 3] = (seq >> 8) & 0xFF
+    b[at + 4] = (seq >> 16) & 0xFF
+    b[at + 5] = (seq >> 24) & 0xFF
+    b[at + 6] = n & 0xFF
+    b[at + 7] = (n >> 8) & 0xFF
+    ones = (uint(0xFFFF) << 16) | uint(0xFFFF)
+    c = ones
+    i = 0
+    while i < 10:
+        if i == 8:
+            h = c ^ ones
+            b[at + 8] = h & 0xFF
+            b[at + 9] = (h >> 8) & 0xFF
+        c ^= uint(b[at + i])
+        c = (c >> 4) ^ uint(t[c & 15])
+        c = (c >> 4) ^ uint(t[c & 15])
+        i += 1
+    o = at + 10
+    i = 0
+    while i < n:
+        x = d[i]
+        b[o + i] = x
+        c ^= uint(x)
+        c = (c >> 4) ^ uint(t[c & 15])
+        c = (c >> 4) ^ uint(t[c & 15])
+        i += 1
+    c = c ^ ones
+    o += n
+    b[o] = c & 0xFF
+    b[o + 1] = (c >> 8) & 0xFF
+    b[o + 2] = (c >> 16) & 0xFF
+    b[o + 3] = (c >> 24) & 0xFF
+
+
+@micropython.viper
 def card(buf, i: int, c: int, s: int, t: uint) -> int:
     """A dealt card's record's numbers into buf (pitboss.store.cardrec, whose head is
     there already): c (>= 0) from buf[i], then ,"s":s (s >= 0; -1: none), ,"t":t (t: the

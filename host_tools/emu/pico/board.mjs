@@ -13,14 +13,14 @@
 // machine.reset_cause() reads WDT_RESET as on the chip. rp2040js 1.4.1 only logs a
 // watchdog trigger.
 //
-// The five rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3), and the
+// The six rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3, 6), and the
 // run loop below (5: an idle chip with no timer armed waits for input instead of spinning;
 // one with a timer armed runs ahead of the wall clock only so far: LEAD_NS).
 import { RP2040, ConsoleLogger, LogLevel } from './rp2040.mjs';
 import { loadBootrom, loadUF2 } from './image.mjs';
 import { FlashFile } from './flash.mjs';
 import { CDCLink } from './usbcdc.mjs';
-import { AckingShoe, UARTLine, fixTxInterrupt } from './uart.mjs';
+import { AckingShoe, UARTLine, fixRxInterrupt, fixTxInterrupt } from './uart.mjs';
 import { GPIOLevels } from './gpio.mjs';
 import { SSD1306 } from './ssd1306.mjs';
 import { MFRC522 } from './mfrc522.mjs';
@@ -114,6 +114,7 @@ const cdc = new CDCLink(mcu, (data) => out.push(Buffer.from(data)), () => {
 
 for (const u of mcu.uart) fixTxInterrupt(u);
 const uarts = [new UARTLine(mcu, mcu.uart[0]), new UARTLine(mcu, mcu.uart[1])];
+for (const line of uarts) fixRxInterrupt(line.uart, clock, () => line.baud);
 // The acknowledging shoe as a device on each UART, dealt through the control socket.
 const shoes = uarts.map((line) => new AckingShoe(clock, line));
 const gpio = new GPIOLevels(mcu, args.gpio, args.held);

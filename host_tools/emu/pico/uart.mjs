@@ -1,4 +1,4 @@
-// UARTs: fix 3, and the host's bytes put on a UART's RX line at its baud rate.
+// UARTs: fixes 3 and 6, and the host's bytes put on a UART's RX line at its baud rate.
 //
 // rp2040js 1.4.1 sets the TX interrupt again every time any UART register changes, so as
 // soon as MicroPython's machine.UART enables it the chip never leaves the handler. A PL011
@@ -18,6 +18,53 @@ export function fixTxInterrupt(uart) {
       this.interruptStatus |= UARTTXINTR;
       this.checkInterrupts();
     }
+  };
+}
+
+// fix 6: the PL011's receive interrupts, as the RP2040 datasheet (4.2.6, "Interrupts")
+// has them. rp2040js 1.4.1 raises RXINTR at every byte received. A PL011 raises it once the
+// RX FIFO holds its trigger level (UARTIFLS: MicroPython's machine.UART sets 1/8 of the
+// 32-entry FIFO, 4 bytes), and RTINTR, the receive timeout, once the FIFO is not empty and
+// no byte has come for 32 bit periods (3.3 ms at 9600 baud). So a byte alone in the FIFO
+// (a shoe frame's last, after the loop read the ones before it) wakes a core sleeping in
+// its poll only 32 bit periods after it came. PITBOSS_PICO_UART_RX=eager keeps
+// rp2040js's interrupt at every byte (the peer of a figure measured both ways).
+const UARTIFLS = 0x34;
+const UARTRXINTR = 1 << 4;
+const UARTRTINTR = 1 << 6;
+const RX_LEVELS = [4, 8, 16, 24, 28];  // UARTIFLS RXIFLSEL 0..4: 1/8 .. 7/8 of 32
+
+export function fixRxInterrupt(uart, clock, baud) {
+  if (process.env.PITBOSS_PICO_UART_RX === 'eager') return;
+  let ifls = 0x12;  // the reset value: both FIFOs at 1/2
+  const level = () => (uart.fifosEnabled ? (RX_LEVELS[(ifls >> 3) & 7] ?? 28) : 1);
+  const timeout = clock.createAlarm(() => {
+    timeout.scheduled = false;
+    if (!uart.rxFIFO.empty) {
+      uart.interruptStatus |= UARTRTINTR;
+      uart.checkInterrupts();
+    }
+  });
+  uart.feedByte = function (value) {
+    this.rxFIFO.push(value);
+    if (this.rxFIFO.itemCount >= level()) this.interruptStatus |= UARTRXINTR;
+    timeout.schedule(Math.round(32e9 / baud()));  // each byte restarts the count
+    this.checkInterrupts();
+  };
+  const read = uart.readUint32.bind(uart);
+  uart.readUint32 = function (offset) {
+    if (offset === UARTIFLS) return ifls;
+    if (offset !== UARTDR) return read(offset);
+    const value = this.rxFIFO.pull();
+    if (this.rxFIFO.itemCount < level()) this.interruptStatus &= ~UARTRXINTR;
+    if (this.rxFIFO.empty) this.interruptStatus &= ~UARTRTINTR;
+    this.checkInterrupts();
+    return value;
+  };
+  const write = uart.writeUint32.bind(uart);
+  uart.writeUint32 = function (offset, value) {
+    if (offset === UARTIFLS) ifls = value & 0x3f;
+    else write(offset, value);
   };
 }
 
