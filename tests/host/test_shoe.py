@@ -386,6 +386,12 @@ def test_a_torn_frame_is_waited_for_no_longer_than_its_bytes_take():
     s = serialshoe.SerialShoe(u, ticks=lambda: 0, ticks_us=u.us)
     assert s.poll() is None
     assert u.now <= 3 * 1041 // 2 + 20  # one byte's time and a half
+    # ... once: a shoe that stopped mid-frame costs no wait at every pass after it
+    was = u.now
+    assert s.poll() is None and u.now == was
+    u.timed.append((u.now + 100, frame[0]))  # a byte comes (a new frame): waits again
+    u.now += 200
+    assert s.poll() is None and not s._waited
     # Without a clock to wait by (CPython, a board's simulated time) nothing is waited.
     u = TimedUART([(0, b) for b in frame[:11]] + [(500, frame[11])])
     s = serialshoe.SerialShoe(u, ticks=lambda: 0)

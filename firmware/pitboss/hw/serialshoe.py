@@ -67,6 +67,9 @@ class SerialShoe(Shoe):
         # runs the shoe in a time of its own (ticks): then, as on CPython, it never waits.
         self._us = ticks_us if ticks_us is not None else (
             getattr(time, "ticks_us", None) if ticks is None else None)
+        # _last_bytes() waited in vain since the last byte came (a shoe that stopped
+        # mid-frame): it does not wait again, at every pass of the loop, until one comes.
+        self._waited = False
         # Torn frames (docs/shoe-protocol.md, "Transport errors and misdeals"): when the
         # last torn frame that may hold an unacknowledged card was seen (None: none
         # waiting). Bytes that were already received when an acknowledgement went out,
@@ -211,7 +214,7 @@ class SerialShoe(Shoe):
         once read. False at once where there is no frame part-way in, or no clock to
         wait by, and once the time is up (a torn frame: the resend timer tells)."""
         us = self._us
-        if us is None:
+        if us is None or self._waited:
             return False
         n = self.decoder.left()
         if n == 0 or n > _SPIN:
@@ -221,6 +224,7 @@ class SerialShoe(Shoe):
         uart = self.uart
         while not uart.any():
             if _since(t0, us()) > limit:
+                self._waited = True
                 return False
         return self._fill()
 
@@ -249,6 +253,7 @@ class SerialShoe(Shoe):
         if not n:
             return False
         self._pos, self._end = 0, n
+        self._waited = False
         return True
 
 
