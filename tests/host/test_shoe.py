@@ -438,3 +438,14 @@ def test_shoe_sim_cli(tmp_path, capsysbinary):
     assert b"70000" in capsysbinary.readouterr().err
     with pytest.raises(ValueError, match="unknown fault 'melt'"):
         shoe_sim.frames([1], faults=[(0, "melt")])
+
+
+def test_acknowledgements_are_right_whichever_was_made_ahead():
+    # ack() makes the next frame's acknowledgement ahead, after writing its own: any seq
+    # still gets its own bytes (a repeat's, an older one's, across the wrap at 0xFFFF).
+    src = serialshoe.ByteSource()
+    s = serialshoe.SerialShoe(src)
+    seqs = [5, 6, 7, 3, 3, 4, 0xFFFF, 0, 1, 0x1FFFF, 9]
+    for q in seqs:
+        s.ack(q)
+    assert bytes(src.tx) == b"".join(bytes(shoe.encode_ack(q & 0xFFFF)) for q in seqs)
