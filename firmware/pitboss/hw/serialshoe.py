@@ -114,11 +114,6 @@ class SerialShoe(Shoe):
             self._write(buf)
         except OSError:
             pass
-        # The next frame's acknowledgement, made now that this one is out: a card's path
-        # then only writes it (encode_ack was ~0.2 ms of a Pico's card, issue 27).
-        seq = (seq + 1) & 0xFFFF
-        encode_ack(seq, buf)
-        self._ack_seq = seq
         # Everything received so far was sent before the shoe could hear this, and so
         # may be what is on the wire now (_GRACE).
         try:
@@ -127,6 +122,11 @@ class SerialShoe(Shoe):
             waiting = 0
         self._pre = self._end - self._pos + waiting + _GRACE
         self._ack_at = self._ticks()
+        # The next frame's acknowledgement, made now that this one is out: a card's path
+        # then only writes it (encode_ack was ~0.2 ms of a Pico's card, issue 27).
+        seq = (seq + 1) & 0xFFFF
+        encode_ack(seq, buf)
+        self._ack_seq = seq
 
     def rest_ms(self):
         """A frame part-way in, nothing buffered: the milliseconds until its last byte
