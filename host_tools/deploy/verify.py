@@ -101,8 +101,17 @@ def verify(port: str, board: str = "auto", source: bool | None = None,
     if source is None:
         source = minfo.get("mode") == "source"
     mode = "source" if source else "mpy"
+    # The build's files are read (hashed, their regions made) under the lock too: another
+    # flash or verify from this checkout rebuilds build/mpy/<board>/ from scratch, and a
+    # CI run's verify once found halting.mpy gone under it.
     with build_lock(build_dir(root)):
         files = build(name, source, decode_sys_mpy(info["mpy"]), build_dir(root), root)
+        return _verify_files(name, mode, files, info, answer, seed, progress)
+
+
+def _verify_files(name, mode, files, info, answer, seed, progress) -> VerifyResult:
+    """A service board's hashes and seeded `answer` (`info`: what it reported) against the
+    host's build `files` (read here: the caller holds the build's lock)."""
     if info.get("romfs"):  # the pitboss image: its program flash, not files
         return _verify_program(name, mode, files, info, answer, seed, progress)
     final = manifest_text(files, name, mode, integrity.COMPLETE)
@@ -170,8 +179,13 @@ def _verify_production(dev, board, source, progress, root, seed) -> VerifyResult
     if source is None:
         source = r.get("mode") == "source"
     mode = "source" if source else "mpy"
-    with build_lock(Path(root) / "build"):
+    with build_lock(Path(root) / "build"):  # (held while the files are read: verify())
         files = build(name, source, decode_sys_mpy(r["mpy"]), Path(root) / "build", root)
+        return _verify_answer(name, mode, files, r, seed, progress)
+
+
+def _verify_answer(name, mode, files, r, seed, progress) -> VerifyResult:
+    """A production board's `verify` answer `r` against the host's build `files`."""
     if any(p.startswith("@") for p, _ in r.get("files") or ()):
         from host_tools.deploy import romfs_deploy  # the pitboss image: program regions
 

@@ -10,8 +10,8 @@ CI runs it at a tenth of the budget's size or less (pico_tier.SESSION_ROUNDS, _L
 the whole budget, 200 rounds of every game and 10,000 lines, is
 PITBOSS_SESSION_ROUNDS=200 PITBOSS_SESSION_LINES=10000 (or `python -m
 tests.support.pico_survive --session`), about an hour of this emulator (docs/bench.md). The
-budgets asserted are the ones the image meets; a card's median and p99 (2 and 5 ms) are
-printed, not asserted, until it meets them (issue 27)."""
+budgets asserted are the ones the image meets; a card's median (2 ms) is printed, not
+asserted, until it meets it (issue 27: 2.50 ms at 3a45e7f, p99 3.73 ms)."""
 import pytest
 
 # Issue 27's budgets (chip time on the emulated Pico at 125 MHz).
@@ -20,6 +20,7 @@ BOOT_FREE = 180 * 1024  # free heap after boot
 MIN_BLOCK = 64 * 1024  # largest free block after boot, and through the session
 SESSION_FREE = 150 * 1024  # lowest free heap over the session
 CARD_MAX_MS = 15  # a dealt card, its frame's last byte to its acknowledgement
+CARD_P99_MS = 5  # ... 99 in 100 of them
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +60,11 @@ def test_the_heap_stays_within_the_budget_over_the_session(fig):
     assert fig["min_max_block"] >= MIN_BLOCK, fig["min_max_block"]
 
 
-def test_every_card_is_acknowledged_within_15_ms(fig):
+def test_every_card_is_acknowledged_within_15_ms_and_99_in_100_within_5(fig):
     c = fig["card_ms"]
     # Every card dealt through UART1 over the session (the tag round's are the
-    # reader's): a round of any game at a full table deals at least 20.
+    # reader's): a round of any game at a full table deals at least 20. The emulated
+    # UART raises its receive interrupts as a PL011 (host_tools/emu/pico/uart.mjs, fix 6).
     assert c["n"] >= 20 * fig["meters_rounds"], c
     assert c["max"] <= CARD_MAX_MS, c
+    assert c["p99"] <= CARD_P99_MS, c
