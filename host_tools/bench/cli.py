@@ -63,6 +63,13 @@ def run(port=None, quick=False, native=True, cpython=True, board=True, exact=Fal
     """Every figure asked for. progress(msg) hears each stage as it starts (the
     command's prints a line on stderr); by default nothing is said."""
     say = progress or (lambda msg: None)
+    if board and port == "pico":
+        # Every image the run boots, found (or its FirmwareError naming the fix) before
+        # minutes of measuring, not after them.
+        from host_tools.bench.image import IMAGES
+        from host_tools.emu.pico import find_firmware
+        for img in IMAGES:
+            find_firmware(img)
     res = {"machine": machine_info(), "quick": quick, "targets": TARGETS}
     with tempfile.TemporaryDirectory(prefix="pitboss-bench-") as tmp:
         work = Path(tmp)

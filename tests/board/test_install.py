@@ -64,17 +64,23 @@ def test_pip_install_then_run_from_another_folder(tmp_path):
     assert len(os.listdir(os.path.join(tree, "tests", "vectors"))) >= 8
 
     # Both committed Pico images (the pitboss image and its release variant) are in the
-    # wheel's tree and found by name (the default one was looked for beside the package).
+    # wheel's tree and found by name (the default one was looked for beside the package);
+    # the stock image (`pitboss bench --port pico` measures it) beside the bootrom named.
     from host_tools.emu.pico import find_firmware
-    r = subprocess.run([str(bindir / "python"), "-c",
-                        "from host_tools.emu.pico import find_firmware\n"
-                        "for k in ('pitboss', 'release'): print(find_firmware(k)[0])"],
+    find = ("from host_tools.emu.pico import find_firmware\n"
+            "for k in ('pitboss', 'release', 'stock'): print(find_firmware(k)[0])")
+    r = subprocess.run([str(bindir / "python"), "-c", find],
                        cwd=elsewhere, env=dict(env, PITBOSS_PICO_BOOTROM=str(
                            find_firmware()[1])), capture_output=True, text=True, timeout=60)
     found = r.stdout.split()
-    assert [os.path.basename(f) for f in found] == ["PITBOSS_PICO.uf2",
-                                                    "PITBOSS_PICO-FROZEN.uf2"], r.stderr
-    assert all(f.startswith(tree) for f in found), found
+    assert [os.path.basename(f) for f in found] == [
+        "PITBOSS_PICO.uf2", "PITBOSS_PICO-FROZEN.uf2", "RPI_PICO-v1.27.0.uf2"], r.stderr
+    assert all(f.startswith(tree) for f in found[:2]), found
+    # Without it, the error names the variable that finds it.
+    r = subprocess.run([str(bindir / "python"), "-c", "from host_tools.emu.pico import "
+                        "find_firmware\nfind_firmware('stock')"], cwd=elsewhere, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert "PITBOSS_PICO_STOCK_UF2" in r.stderr, r.stderr
 
     # No VM and no npm: a clear message saying what to install and where, not a traceback.
     r = pitboss("flash", "--port", "virtual",

@@ -33,6 +33,9 @@ BOOTROM_NAME = "rp2040-bootrom-B1.bin"
 BOOTROM_SHA256 = "90b31e108faedfa6bbcfcc33ba05dac61e645108cfbbdc385f8dafc71fde44ae"
 WHERE = ("get MicroPython v1.27.0 for RPI_PICO from https://micropython.org/download/RPI_PICO/ "
          "and pass it with --uf2 or PITBOSS_PICO_UF2")
+WHERE_STOCK = ("get MicroPython v1.27.0 for RPI_PICO (%s) from "
+               "https://micropython.org/download/RPI_PICO/ and pass its path in "
+               "PITBOSS_PICO_STOCK_UF2" % UF2_NAME)
 # Pico work is 2.5-5x slower than the chip in wall time and a cold import costs seconds of
 # chip time: host-side raw-REPL waits for the Pico use this instead of mpremote's 10 s.
 TIMEOUT = 900.0
@@ -78,8 +81,17 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
     repo = repo or repo_root()
     want_uf2 = str(uf2 or os.environ.get("PITBOSS_PICO_UF2") or PITBOSS)
     cands = []
+    where = WHERE
     if want_uf2 == STOCK:
-        cands += [d / UF2_NAME for d in _shared_dirs(repo)]
+        # From an installed wheel there is no ../shared beside the code: $PITBOSS_PICO_STOCK_UF2,
+        # or the stock image beside the bootrom $PITBOSS_PICO_BOOTROM names (both ship in
+        # ../shared/firmware). `pitboss bench --port pico` measures it beside the others.
+        env_stock = os.environ.get("PITBOSS_PICO_STOCK_UF2")
+        env_rom = os.environ.get("PITBOSS_PICO_BOOTROM")
+        cands += ([Path(env_stock)] if env_stock else []) + \
+            [d / UF2_NAME for d in _shared_dirs(repo)] + \
+            ([Path(env_rom).parent / UF2_NAME] if env_rom else [])
+        where = WHERE_STOCK
     elif want_uf2 == PITBOSS:
         cands.append(PITBOSS_UF2)
     elif want_uf2 == RELEASE:
@@ -88,7 +100,7 @@ def find_firmware(uf2: str | os.PathLike | None = None, repo: Path | None = None
         cands.append(Path(want_uf2))
     found = next((p for p in cands if p.is_file()), None)
     if found is None:
-        raise FirmwareError("no Pico firmware at %s: %s" % (cands[0], WHERE))
+        raise FirmwareError("no Pico firmware at %s: %s" % (cands[0], where))
     digest = _sha256(found)
     want = _listed(found)
     if want and digest != want:
