@@ -62,6 +62,22 @@ def alloc_since():
     return _since()
 
 
+def mem_alloc():
+    """gc.mem_alloc(), or None on a port without it (CPython); on the pitboss image from
+    pitboss_heap.alloc, which reads the allocation table a word at a time as mem_free()
+    does (gc.mem_alloc() is gc_info(), a walk of the heap block by block)."""
+    import gc
+
+    return _heap("alloc", getattr(gc, "mem_alloc", None) or _none)()
+
+
+def max_block():
+    """The largest single allocation that would succeed now, in bytes, where the port
+    tells it cheaply (the pitboss image: pitboss_heap.max_block, the longest free run of
+    the allocation table); None elsewhere."""
+    return _heap("max_block", _none)()
+
+
 def pystack():
     """[deepest, size]: the most of the Python stack the firmware ever used since reset,
     and its size, in bytes, on the pitboss image (its frames are not on the heap:

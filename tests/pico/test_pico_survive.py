@@ -59,13 +59,16 @@ def test_junk_is_refused_whole_and_a_round_then_settles_as_on_cpython(fig):
 
 
 def test_a_burst_of_slow_lines_is_answered_without_a_watchdog_reset(fig):
-    """BURST `mem` lines arrive at once and are answered in one pass of the loop, longer
-    than the watchdog's period: the loop feeds it after every line, so the chip is not
-    reset (one boot: up_ms runs on across the burst) and every line is answered."""
+    """BURST `verify` and `mem` pairs arrive at once and are answered in one pass of the
+    loop, longer than the watchdog's period: the loop feeds it after every line, so the
+    chip is not reset (one boot: the mem replies' up_ms runs on across the burst) and
+    every line is answered."""
     from pitboss.loop import WDT_MS
     from tests.support.pico_survive import BURST
     burst = fig["burst"]
     assert len(burst) == BURST and all(r.get("ok") for r in burst), burst[-1:]
+    ver = fig["burst_verify"]
+    assert len(ver) == BURST and all(r.get("ok") and r.get("files") for r in ver), ver[-1:]
     ups = [r["up_ms"] for r in burst]
     assert ups == sorted(ups) and ups[-1] - ups[0] > WDT_MS, ups
     assert fig["burst_chip_s"] * 1000 > WDT_MS, fig["burst_chip_s"]

@@ -28,10 +28,13 @@ BOARD_ID = "pico"
 GAME, SEATS = "nj-3card", 3
 DEAL_S = 120  # wall seconds for the next card's reply (a card lost is a tilt, no reply)
 REPLY_S = 900  # wall seconds for a reply from the emulated chip (a cold boot, a 1 MB line)
-# `mem` lines sent at once, past the firmware's WDT_MS (8 s): 15 took ~9 s of chip on the
-# stock image; on the pitboss image a `mem` line takes 0.49 s (its max_block bisection
-# runs faster with the code out of the heap), and 15 took 6.8 s (2026-12-03): 20 is ~9.8 s.
-BURST = 20
+# Slow lines sent at once, past the firmware's WDT_MS (8 s): BURST pairs of a `verify`
+# (the seeded hash of every file and of the program flash, ~0.62 s of chip time on the
+# pitboss image) and a `mem` (its up_ms shows the chip was not reset between them): ~10.6
+# s, 704 bytes, all taken in one pass (under pitboss.loop._DRAIN_MAX). `mem` alone was the
+# slow line until its largest-block figure came from C (0.9 s -> 30 ms, 2026-12-06).
+BURST = 16
+BURST_LINE = b"verify 00112233445566778899aabbccddeeff\nmem\n"
 BURST_REPLY_S = 120  # a chip reset mid-burst never answers: fail in minutes, not REPLY_S
 
 
@@ -268,16 +271,18 @@ def run(base, log=print, flashed=None):
         fig["after_junk"] = s.finish(plan)
         fig["mem_after_junk"] = s.mem()
 
-        # A burst of slow lines, all taken in one pass of the loop: BURST `mem` lines
-        # (0.6 s of chip each) outlast the watchdog's period unless the loop feeds it
-        # after every line (it did once per pass: the chip was reset mid-burst and the
-        # replies lost).
+        # A burst of slow lines, all taken in one pass of the loop: BURST `verify` and
+        # `mem` pairs outlast the watchdog's period unless the loop feeds it after every
+        # line (it did once per pass: the chip was reset mid-burst and the replies lost).
         c2 = s.ctl.cycles()["ns"]
-        s.link.write(b"mem\n" * BURST)
-        fig["burst"] = [s.link.reply(BURST_REPLY_S) for _ in range(BURST)]
+        s.link.write(BURST_LINE * BURST)
+        replies = [s.link.reply(BURST_REPLY_S) for _ in range(2 * BURST)]
         fig["burst_chip_s"] = (s.ctl.cycles()["ns"] - c2) / 1e9
+        fig["burst_verify"] = replies[0::2]
+        fig["burst"] = replies[1::2]  # the `mem` replies
         s.min_free = min([s.min_free] + [r["min_free"] for r in fig["burst"]])
-        log("burst: %d mem lines in %.1f s chip" % (BURST, fig["burst_chip_s"]))
+        log("burst: %d verify and mem lines in %.1f s chip" % (2 * BURST,
+                                                               fig["burst_chip_s"]))
 
         # A blocked loop: half a round dealt, the chip hangs, the watchdog resets it, the
         # boot replays the round from the journal and the rest of it is dealt.

@@ -354,21 +354,31 @@ class Jobs:
         # pitboss image, sector files on a stock one.
         region = a.board.exec("import board\nfrom pitboss.hw import board as drivers\n"
                               "print(type(drivers.journal_region(board)).__name__)")
-        # The pitboss image's free-heap count in C (pitboss_heap, what compat.mem_free
-        # uses there) against gc.mem_free(), over heaps of many shapes; [] on a stock image.
-        # (At most ~110 KB held at once, the last list built beside the one before it:
-        # at 150 * k, ~170 KB, the heap 6 KB smaller for the Python stack (then) ran out.)
+        # The pitboss image's heap figures in C (pitboss_heap, what compat.mem_free,
+        # mem_alloc and max_block use there) against MicroPython's own over heaps of many
+        # shapes: free() and gc.mem_free(), alloc() and gc.mem_alloc(), max_block() and the
+        # "max free sz" (blocks) micropython.mem_info() prints, read in that order with
+        # nothing allocated between; [] on a stock image. (At most ~110 KB held at once,
+        # the last list built beside the one before it: at 150 * k, ~170 KB, the heap 6
+        # KB smaller for the Python stack (then) ran out.)
         heap = a.board.exec(
-            "import gc, json\ntry:\n import pitboss_heap\nexcept ImportError:\n"
+            "import gc, json, micropython\ntry:\n import pitboss_heap\nexcept ImportError:\n"
             " pitboss_heap = None\nout = []\nkeep = None\n"
+            "f0 = f1 = a0 = a1 = m0 = 0\n"  # (a first store of a global grows the dict)
             "for k in range(5 if pitboss_heap else 0):\n"
             " keep = [bytearray(k * 37 + i % 5) for i in range(100 * k)]\n"
             " if k == 3:\n  gc.collect()\n"
-            " out.append([pitboss_heap.free(), gc.mem_free()])\n"
+            " f0 = pitboss_heap.free()\n f1 = gc.mem_free()\n"
+            " a0 = pitboss_heap.alloc()\n a1 = gc.mem_alloc()\n"
+            " m0 = pitboss_heap.max_block()\n micropython.mem_info()\n"
+            " out.append([f0, f1, a0, a1, m0])\n"
             "print(json.dumps(out))")
+        lines = heap.strip().splitlines()
+        # mem_info()'s "... max blk sz: N, max free sz: N" (blocks of 16 bytes), one a shape
+        free_runs = [int(ln.rsplit(":", 1)[1]) * 16 for ln in lines if "max free sz" in ln]
         return {"copied": len(res.copied), "verified": verified, "region": region.strip(),
                 "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"],
-                "heap_free": json.loads(heap.strip().splitlines()[-1])}
+                "heap": json.loads(lines[-1]), "max_free_runs": free_runs}
 
     def job_vectors(self, a):
         host = cpython_run()

@@ -6,7 +6,8 @@
 // the allocation table gives it 32 bits (16 blocks) at a time: a word that is all zero is
 // 16 free blocks, others are counted two bits per block.
 // The module pitboss_heap: free(), the same number as gc.mem_free(); since(), the bytes
-// allocated since the last collection.
+// allocated since the last collection; alloc(), the same number as gc.mem_alloc();
+// max_block(), the longest run of free blocks in bytes.
 // It runs on the VM's thread like every other Python call, and reads the table as
 // gc_info() does (no lock is taken there either without threads in the table's firmware).
 
@@ -56,6 +57,17 @@ static mp_obj_t pitboss_heap_free(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_free_obj, pitboss_heap_free);
 
+// The heap in use, in bytes: gc.mem_alloc()'s figure (the pool's blocks that are not
+// free) without gc_info()'s block-by-block walk (see max_block below).
+static mp_obj_t pitboss_heap_alloc(void) {
+    size_t pool = 0;
+    for (mp_state_mem_area_t *area = &MP_STATE_MEM(area); area != NULL; area = NEXT_AREA(area)) {
+        pool += area->gc_pool_end - area->gc_pool_start;
+    }
+    return MP_OBJ_NEW_SMALL_INT(pool - MP_OBJ_SMALL_INT_VALUE(pitboss_heap_free()));
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_alloc_obj, pitboss_heap_alloc);
+
 // Bytes allocated since the last collection: the collector's own count (it collects
 // once this reaches gc.threshold()), so the loop can collect in the gap after a card's
 // acknowledgement or a line's reply only when enough garbage may have built up to run a
@@ -69,6 +81,48 @@ static mp_obj_t pitboss_heap_since(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_since_obj, pitboss_heap_since);
 
+// The largest single allocation that would succeed now, in bytes: the longest run of free
+// blocks (gc_info()'s max_free, which micropython.mem_info() prints as "max free sz").
+// `mem` found it by bisecting trial bytearray allocations, a collection at each of ~18
+// steps, and took gc.mem_alloc() from gc_info(), a block-by-block walk of the whole heap:
+// a `mem` line was 382 ms of busy chip time on the release image, in which the table
+// dealt no card; with this and alloc() it is 20 ms (issue 27). Read here from the
+// allocation table as free() reads it: a zero word is 16 free blocks.
+static mp_obj_t pitboss_heap_max_block(void) {
+    size_t best = 0;
+    for (mp_state_mem_area_t *area = &MP_STATE_MEM(area); area != NULL; area = NEXT_AREA(area)) {
+        const uint8_t *p = area->gc_alloc_table_start;
+        size_t n = area->gc_alloc_table_byte_len;
+        size_t run = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint8_t b = p[i];
+            if (b == 0 && ((uintptr_t)(p + i) & 3) == 0 && i + 4 <= n) {
+                uint32_t w;
+                memcpy(&w, p + i, 4);
+                if (w == 0) {  // 16 free blocks
+                    run += 16;
+                    i += 3;
+                    continue;
+                }
+            }
+            for (int k = 0; k < 8; k += 2) {  // AT_FREE is 00; a head or a tail ends a run
+                if (((b >> k) & 3) == 0) {
+                    run++;
+                } else {
+                    if (run > best) {
+                        best = run;
+                    }
+                    run = 0;
+                }
+            }
+        }
+        if (run > best) {
+            best = run;
+        }
+    }
+    return MP_OBJ_NEW_SMALL_INT(best * MICROPY_BYTES_PER_GC_BLOCK);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pitboss_heap_max_block_obj, pitboss_heap_max_block);
 
 #if MICROPY_ENABLE_PYSTACK
 // The Python stack (mpconfigboard.h: MICROPY_ENABLE_PYSTACK). Without it, every call of a
@@ -113,6 +167,8 @@ static const mp_rom_map_elem_t pitboss_heap_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_pitboss_heap) },
     { MP_ROM_QSTR(MP_QSTR_free), MP_ROM_PTR(&pitboss_heap_free_obj) },
     { MP_ROM_QSTR(MP_QSTR_since), MP_ROM_PTR(&pitboss_heap_since_obj) },
+    { MP_ROM_QSTR(MP_QSTR_alloc), MP_ROM_PTR(&pitboss_heap_alloc_obj) },
+    { MP_ROM_QSTR(MP_QSTR_max_block), MP_ROM_PTR(&pitboss_heap_max_block_obj) },
     #if MICROPY_ENABLE_PYSTACK
     { MP_ROM_QSTR(MP_QSTR_pystack), MP_ROM_PTR(&pitboss_heap_pystack_obj) },
     #endif
