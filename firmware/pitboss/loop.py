@@ -72,9 +72,8 @@ def _answer(a, line, write):
             reply = a.ctl.command(line)
         except Exception as e:  # noqa: BLE001  (the loop must outlive any handler's bug)
             reply = _internal("command", e)
-        n = alloc_since()  # (None where the port does not count them cheaply)
-        due = n is not None and 0 < _gap <= n
-        if due and getattr(a.ctl, "dealing", _no)():
+        dealing = getattr(a.ctl, "dealing", _no)()
+        if dealing and _due():
             # Before the reply when the shoe's cards come next (a `deal` line): the shoe
             # deals once it has the reply, so the collection is never inside the first
             # card's path. Left to gc.threshold, the garbage of a round's wagers and deal
@@ -82,16 +81,21 @@ def _answer(a, line, write):
             # on the emulated Pico); collected after the reply, the first frame overlapped
             # it.
             gc.collect()
-            due = False
         write(reply)
+        # Asked once the reply is written: a streamed reply (`export`, `recall`) makes
+        # its garbage as its rows are read and written. Asked before, a Pai Gow export
+        # batch left ~21 KB of it for the low-water mark taken after the line (the full
+        # budget session's lowest free heap, 152,720 B, was such a moment; issue 27).
+        reply = None  # (its rows' readers and buffers go with this collection)
         redraw = getattr(a.ctl, "redraw", None)  # (a table that could not start has none)
         if redraw is not None:
             redraw()  # what the line changed, once its reply is out (draw_after_reply)
-        if due:
+        if not dealing and _due():
             # Otherwise after the reply and the redraw: the host has its answer without
             # waiting for a collection (~12 ms on the release image), and the collection
             # takes the redraw's garbage too. Its time is not saved, only moved: a line
-            # sent at once waits for it.
+            # sent at once waits for it. (Never while dealing: the next card's frame may
+            # already be on the wire.)
             gc.collect()
     finally:
         if every is not None:
@@ -104,6 +108,13 @@ def _answer(a, line, write):
 # that makes more (recall, export) is collected every 24 KB, and the free heap stays
 # within that of its live figure.
 _LINE_GC = const(24576)
+
+
+def _due():
+    """Has half the collector's threshold been allocated since its last collection (where
+    the port counts it: alloc_since)?"""
+    n = alloc_since()  # (None where the port does not count them cheaply)
+    return n is not None and 0 < _gap <= n
 
 
 def _pause():
