@@ -63,7 +63,7 @@ JOBS = ("flash", "vectors", "hands", "names", "serial", "screen", "rfid", "power
 # game at a full table (pico_survive.SESSION_SEATS) for SESSION_ROUNDS rounds, each
 # settled as on CPython, SESSION_LINES protocol lines, exports and acknowledgements,
 # `recall 50`, a deck registered through the MFRC522, a power cycle. The budget's own
-# size is PITBOSS_SESSION_ROUNDS=200 PITBOSS_SESSION_LINES=10000 (about an hour of
+# size is PITBOSS_SESSION_ROUNDS=200 PITBOSS_SESSION_LINES=10000 (59.5 minutes of
 # this emulator on 2026-12-06: docs/bench.md).
 SESSION_ROUNDS = int(os.environ.get("PITBOSS_SESSION_ROUNDS", "10"))
 SESSION_LINES = int(os.environ.get("PITBOSS_SESSION_LINES", "2000"))
