@@ -13,10 +13,12 @@
 // machine.reset_cause() reads WDT_RESET as on the chip. rp2040js 1.4.1 only logs a
 // watchdog trigger.
 //
-// The six rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3, 6), and the
+// The rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3, 6), the
 // run loop below (5: an idle chip with no timer armed waits for input instead of spinning;
-// one with a timer armed runs ahead of the wall clock only so far: LEAD_NS).
-import { RP2040, ConsoleLogger, LogLevel } from './rp2040.mjs';
+// one with a timer armed runs ahead of the wall clock only so far: LEAD_NS), and
+// fastcore.mjs (7: the instruction decoder as a table, for speed; rp2040.mjs installs it).
+import { RP2040, ConsoleLogger, LogLevel, fastcore } from './rp2040.mjs';
+import { checkSram } from './fastcore.mjs';
 import { loadBootrom, loadUF2 } from './image.mjs';
 import { FlashFile } from './flash.mjs';
 import { CDCLink } from './usbcdc.mjs';
@@ -63,6 +65,7 @@ mcu.logger = new ConsoleLogger(LogLevel.Error);
 mcu.loadBootrom(loadBootrom(args.bootrom));
 const core = mcu.core;
 const clock = mcu.clock;
+if (fastcore.startsWith('table')) checkSram(mcu);
 
 let out = [];           // board -> host bytes, written once per slice
 let running = true;

@@ -5,8 +5,14 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+// Its instruction decoder is replaced by a table-driven one (fastcore.mjs, fix 7) before
+// any core is built.
+import { install } from './fastcore.mjs';
+
 const chosen = process.env.PITBOSS_NODE_MODULES;
-const mod = await import(chosen
+const indexUrl = chosen
   ? pathToFileURL(path.resolve(chosen, 'rp2040js', 'dist', 'esm', 'index.js')).href
-  : 'rp2040js');
+  : import.meta.resolve('rp2040js');
+const mod = await import(indexUrl);
+export const fastcore = await install(new URL('./cortex-m0-core.js', indexUrl).href);
 export const { RP2040, ConsoleLogger, LogLevel, GPIOPinState, USBCDC } = mod;
