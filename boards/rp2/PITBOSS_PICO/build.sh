@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the pitboss image (this folder, an out-of-tree MicroPython board) from the offline
-# sources in ../shared/firmware/, reproducibly (build-offline.sh pins SOURCE_DATE_EPOCH and
-# the version strings), and put the UF2 beside this recipe:
+# sources in ../shared/firmware/ and the core patches in patches/, reproducibly
+# (build-offline.sh pins SOURCE_DATE_EPOCH and the version strings), and put the UF2
+# beside this recipe:
 #
 #   boards/rp2/PITBOSS_PICO/build.sh [--dir DIR] [--variant FROZEN] [--check]
 #
@@ -33,11 +34,26 @@ done
 command -v arm-none-eabi-gcc >/dev/null || {
   echo "no ARM toolchain: apt-get install -y gcc-arm-none-eabi libnewlib-arm-none-eabi cmake build-essential" >&2; exit 3; }
 mkdir -p "$DIR"
-FROM=(--from "$SHARED/mp-rp2-v1.27.0-src.tar.xz")
-[ -f "$DIR/micropython/py/mpconfig.h" ] && FROM=()   # extracted already: build that tree
+# The sources: the tarball, extracted once (a rebuild reuses the tree), with this board's
+# patches to the MicroPython core (patches/, each saying why) applied on top. A tree
+# patched with another set of patches is extracted again and its pitboss builds dropped
+# (tar restores the files' old times, which make would not see as changed).
+TARBALL=$SHARED/mp-rp2-v1.27.0-src.tar.xz
+want_patches=$(cat "$HERE"/patches/*.patch | sha256sum | cut -d' ' -f1)
+have_patches=$(cat "$DIR/.pitboss-patches" 2>/dev/null || echo none)
+if [ ! -f "$DIR/micropython/py/mpconfig.h" ] || [ "$have_patches" != "$want_patches" ]; then
+  echo "extracting $TARBALL into $DIR"
+  tar -xJf "$TARBALL" -C "$DIR" --strip-components=1
+  rm -rf "$DIR"/work/build-PITBOSS_PICO*
+  for p in "$HERE"/patches/*.patch; do
+    echo "patching the core: $(basename "$p")"
+    patch -d "$DIR/micropython" -p1 --forward --quiet < "$p"
+  done
+  echo "$want_patches" > "$DIR/.pitboss-patches"
+fi
 args=(--dir "$DIR" --board-dir "$HERE")
 [ -n "$VARIANT" ] && args+=(--variant "$VARIANT")
-"$SHARED/build-offline.sh" "${FROM[@]}" "${args[@]}"
+"$SHARED/build-offline.sh" "${args[@]}"
 name=PITBOSS_PICO${VARIANT:+-$VARIANT}
 if [ -n "$CHECK" ]; then
   if cmp "$DIR/out/$name.uf2" "$HERE/build/$name.uf2"; then echo "$name.uf2: identical to the committed image"
