@@ -66,6 +66,7 @@ mcu.loadBootrom(loadBootrom(args.bootrom));
 const core = mcu.core;
 const clock = mcu.clock;
 if (fastcore.startsWith('table')) checkSram(mcu);
+else if (fastcore.startsWith('off:')) log(`rp2040js's own decoder (fix 7 ${fastcore})`);
 
 let out = [];           // board -> host bytes, written once per slice
 let running = true;
