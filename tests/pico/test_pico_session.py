@@ -9,9 +9,9 @@ build/pico-session.json.
 CI runs it at a tenth of the budget's size or less (pico_tier.SESSION_ROUNDS, _LINES):
 the whole budget, 200 rounds of every game and 10,000 lines, is
 PITBOSS_SESSION_ROUNDS=200 PITBOSS_SESSION_LINES=10000 (or `python -m
-tests.support.pico_survive --session`), 59.5 minutes of this emulator (docs/bench.md). The
+tests.support.pico_survive --session`), about an hour of this emulator (docs/bench.md). The
 budgets asserted are the ones the image meets; a card's median (2 ms) is printed, not
-asserted, until it meets it (issue 27: 2.50 ms in CI at 37fa06d, p99 3.73 ms)."""
+asserted, until it meets it (issue 27: 2.29 ms in CI at dabfcf7, p99 3.49 ms)."""
 import pytest
 
 # Issue 27's budgets (chip time on the emulated Pico at 125 MHz).
