@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildSource, candidates, selectors, splitChain } from '../../host_tools/emu/pico/fastcore.mjs';
+import { candidates, makeMethod, selectors, splitChain } from '../../host_tools/emu/pico/fastcore.mjs';
 
 const nm = process.env.PITBOSS_NODE_MODULES;
 const esm = path.resolve(nm, 'rp2040js', 'dist', 'esm');
@@ -55,12 +55,7 @@ for (let op = 0; op < 65536; op++) {
 }
 
 // ---- 2. execution ---------------------------------------------------------------------
-const built = buildSource(src);
-const a0 = src.indexOf('\n', src.lastIndexOf('\nimport ', src.indexOf('export class')) + 1);
-const preamble = src.slice(a0, src.indexOf('export class CortexM0Core')).replace(/^export /gm, '');
-const fast = new Function('MAX_HARDWARE_IRQ', 'APB_START_ADDRESS', 'SIO_START_ADDRESS', 'TABLE',
-  `${preamble}\nreturn function executeInstruction() {\n${built.source}\n    };`)(
-  irq.MAX_HARDWARE_IRQ, rpMod.APB_START_ADDRESS, rpMod.SIO_START_ADDRESS, built.table);
+const { method: fast, cases } = makeMethod(src, { MAX_HARDWARE_IRQ: irq.MAX_HARDWARE_IRQ, ...rpMod });
 
 let seed = 0x2545f491;
 function rnd() {  // xorshift32: the same instructions every run
@@ -118,6 +113,6 @@ for (let s = 0; s < STEPS; s++) {
   seen.add(table(op, op2));
 }
 console.log(JSON.stringify({
-  ok: true, branches: branches.length, cases: built.cases, selector_pairs: compared,
+  ok: true, branches: branches.length, cases, selector_pairs: compared,
   wide_first_halfwords: wide, executed: STEPS, branches_executed: seen.size,
 }));

@@ -161,8 +161,17 @@ export function selectors(src) {
   };
 }
 
-function moduleFile(url) {
-  return fileURLToPath(url);
+/** The table-driven executeInstruction for rp2040js's core source `src`, its module-level
+ *  declarations (constants, sign extension, enums: rp2040js's own text between its
+ *  imports and the class) in scope, and the three values it imports. */
+export function makeMethod(src, { MAX_HARDWARE_IRQ, APB_START_ADDRESS, SIO_START_ADDRESS }) {
+  const built = buildSource(src);
+  const a = src.indexOf('\n', src.lastIndexOf('\nimport ', src.indexOf('export class')) + 1);
+  const preamble = src.slice(a, src.indexOf('export class CortexM0Core')).replace(/^export /gm, '');
+  const make = new Function('MAX_HARDWARE_IRQ', 'APB_START_ADDRESS', 'SIO_START_ADDRESS', 'TABLE',
+    `${preamble}\nreturn function executeInstruction() {\n${built.source}\n    };`);
+  return { method: make(MAX_HARDWARE_IRQ, APB_START_ADDRESS, SIO_START_ADDRESS, built.table),
+           branches: built.branches, cases: built.cases };
 }
 
 /** Installs the table-driven executeInstruction and the SRAM-first writeUint32 on
@@ -173,24 +182,16 @@ export async function install(coreUrl) {
   const coreMod = await import(coreUrl);
   const irq = await import(new URL('./irq.js', coreUrl).href);
   const rp = await import(new URL('./rp2040.js', coreUrl).href);
+  const src = readFileSync(fileURLToPath(coreUrl), 'utf8');
   let built;
-  const src = readFileSync(moduleFile(coreUrl), 'utf8');
   try {
-    built = buildSource(src);
+    built = makeMethod(src, { MAX_HARDWARE_IRQ: irq.MAX_HARDWARE_IRQ, ...rp });
   } catch (e) {
     // Another rp2040js than the one package-lock.json pins, whose method has another
     // shape: its own decoder runs (slower, the same behaviour), and the board says so.
     return `off: ${e.message}`;
   }
-  // The module-level declarations the method's bodies use (constants, sign extension,
-  // enums): rp2040js's own text between its imports and the class.
-  const a = src.indexOf('\n', src.lastIndexOf('\nimport ', src.indexOf('export class')) + 1);
-  const preamble = src.slice(a, src.indexOf('export class CortexM0Core'))
-    .replace(/^export /gm, '');
-  const make = new Function('MAX_HARDWARE_IRQ', 'APB_START_ADDRESS', 'SIO_START_ADDRESS', 'TABLE',
-    `${preamble}\nreturn function executeInstruction() {\n${built.source}\n    };`);
-  coreMod.CortexM0Core.prototype.executeInstruction = make(
-    irq.MAX_HARDWARE_IRQ, rp.APB_START_ADDRESS, rp.SIO_START_ADDRESS, built.table);
+  coreMod.CortexM0Core.prototype.executeInstruction = built.method;
   installWrites(rp.RP2040);
   return `table-driven decode (${built.branches} encodings, ${built.cases} cases), SRAM-first stores`;
 }
