@@ -130,7 +130,7 @@ def test_a_power_cycle_after_every_game_boots_and_replays_within_the_heap(fig):
 
 
 def test_the_python_stack_keeps_half_its_size_spare(fig):
-    """The pitboss image keeps Python frames on a stack of their own (5 KB, taken from the
+    """The pitboss image keeps Python frames on a stack of their own (4.5 KB, taken from the
     heap; boards/rp2/PITBOSS_PICO/heap/heap.c): a call past its end is a RuntimeError. The
     deepest it went through every game, export, recall and meters, and through the boot
     that replays them, stays under half of it."""

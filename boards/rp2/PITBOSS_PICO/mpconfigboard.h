@@ -12,17 +12,19 @@
 // Python frames on a stack of their own, not the GC heap (heap/heap.c says why). Its size
 // comes out of the heap; the deepest the firmware went is pitboss_heap.pystack()[1].
 #define MICROPY_ENABLE_PYSTACK                  (1)
-#define PITBOSS_PYSTACK_BYTES                   (5120)
+#define PITBOSS_PYSTACK_BYTES                   (4608)
 void pitboss_pystack_init(void);
 #define MICROPY_BOARD_EARLY_INIT()              pitboss_pystack_init()
 #define MICROPY_BOARD_START_SOFT_RESET()        pitboss_pystack_init()
 
 
 // The VM's map lookup cache (py/map.c: the last slot each name was found at, for
-// attributes, globals and methods), 128 bytes by default. A name's slot is picked by its
-// qstr object shifted right twice, whose low bit is always 0, so only every other byte
-// is used: 64 places for the thousands of names of the firmware. Measured on the
-// emulated Pico (release image, three six-seat Pai Gow rounds, 147 cards, frame to
-// acknowledgement): 128: p50 3.68 / p99 4.84 ms; 1024: 3.53 / 4.50 ms; 4096: 3.44 / 4.62
-// ms. Each byte comes out of the GC heap (1024: 896 B less free after boot), so 1024.
-#define MICROPY_OPT_MAP_LOOKUP_CACHE_SIZE       (1024)
+// attributes, globals and methods), 128 bytes by default. Measured on the emulated Pico
+// (release image, three six-seat Pai Gow rounds, 147 cards, frame to acknowledgement):
+// 128: p50 3.68 / p99 4.84 ms; 1024: 3.53 / 4.50 ms; 4096: 3.44 / 4.62 ms. Stock
+// MicroPython picks a name's byte by its qstr object shifted right twice, whose low bit
+// is always 0, so those 1,024 bytes held 512 names; patches/0002 shifts by three, and 512
+// bytes hold the same names in the same slots' classes. Each byte comes out of the GC
+// heap: the boot after a power cycle with a full journal missed the 180 KB budget by 800
+// B with 1,024 (docs/bench.md).
+#define MICROPY_OPT_MAP_LOOKUP_CACHE_SIZE       (512)
