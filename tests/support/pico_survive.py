@@ -580,7 +580,8 @@ def boot_per_game(base, log=print):
         s.power_off()
 
 
-def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=None):
+def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=None,
+                 uf2=None):
     """Issue 11's boot with the journal near its budget (the board's journal region):
     the CPython twin plays `game` until its journal holds `segments` segments, its
     storage (journal, meters, tilts, auth counter) is copied onto the Pico, and the Pico
@@ -588,14 +589,15 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
     and the bytes left unchecked), the chip time the main loop's idle passes took to
     check the rest, a round dealt through UART1 while they did (settled as on CPython),
     and `recall 50`. reuse: the base of a Pico already flashed and provisioned (the
-    survive run's): its flash and keys are copied instead of flashing again."""
+    survive run's): its flash and keys are copied instead of flashing again. uf2: the
+    image (vboard.start's: default $PITBOSS_PICO_UF2), the same as the reused board's."""
 
     from host_tools.table.rounds import play_rounds
 
     if reuse is not None:
         shutil.copytree(reuse / "flash", base / "flash")
         shutil.copytree(reuse / "keys", base / "keys")
-    s = Session(base)
+    s = Session(base, uf2=uf2)
     if reuse is None:
         s.flash_and_provision()
     else:
@@ -623,16 +625,18 @@ def full_journal(base, segments=7, game="pr-pai-gow", seats=6, log=print, reuse=
     log("twin: %d rounds, %d segments, %d bytes to copy"
         % (n, len(fig["segments"]), fig["bytes_copied"]))
     st = vboard.start(base / "flash", state_dir=s.state, kind="pico",
-                      parent_pid=os.getpid())  # service mode, to copy the files
+                      parent_pid=os.getpid(), uf2=uf2)  # service mode, to copy the files
     try:
         b = Board(st["port"])
         try:
             # The Pico's own journal and state (a reused board's) give way to the twin's.
             # (The journal region's sector files first: a sector left behind would be
-            # read as part of the twin's journal.)
+            # read as part of the twin's journal. A deck map left by a reused board,
+            # the budget session's, would make its RFID reader the table's shoe.)
             b.exec("import os\nfor d in ('/journal/region', '/journal', '/state'):\n try:\n"
                    "  for n in os.listdir(d):\n   try:\n    os.remove(d + '/' + n)\n"
-                   "   except OSError:\n    pass\n except OSError:\n  pass")
+                   "   except OSError:\n    pass\n except OSError:\n  pass\n"
+                   "try:\n os.remove('/deckmap.txt')\nexcept OSError:\n pass")
             for f in sorted(files):
                 rel = "/" + os.path.relpath(f, root).replace(os.sep, "/")
                 parts = rel.split("/")[1:-1]
