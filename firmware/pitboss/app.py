@@ -5,7 +5,7 @@
 # app() builds the one App of a board (pitboss.hostapi drives it from a host's raw REPL).
 import gc
 
-from pitboss.compat import mem_free, missing
+from pitboss.compat import mem_free, missing, started_ms
 from pitboss.controller import Controller
 from pitboss.recovery import now_ms
 from pitboss.hw import board as _board
@@ -69,7 +69,10 @@ class App:
         t1 = now_ms()
         self.boot = self.ctl.boot()
         ms = self.boot["ms"]
-        ms["imported"] = t0  # reset -> App(): MicroPython's start, main.py's imports
+        # reset -> App(): MicroPython's start, main.py's imports (from a soft reset where
+        # the image tells when it was: compat.started_ms)
+        st = started_ms()
+        ms["imported"] = (t0 - st) & 0x3FFFFFFF if st else t0
         ms["peripherals"] = (t1 - t0) & 0x3FFFFFFF  # display, controller, reader, shoe
         for code, why in faults:
             self.ctl.raise_tilt(code, why[:80])

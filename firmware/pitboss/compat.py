@@ -87,6 +87,14 @@ def pystack():
     return None if r is None else [r[1], r[2]]
 
 
+def started_ms():
+    """ticks_ms() when this run of MicroPython began: 0 after a power-on or a hardware
+    reset, the soft reset's time after one (`pitboss reset`, the end of `pitboss flash`)
+    on the pitboss image (pitboss_heap.started). Elsewhere 0, so a stock image's boot
+    figures after a soft reset still count from its power-on."""
+    return _heap("started", _zero)()
+
+
 def _heap(name, fallback):
     """pitboss_heap.<name> (the pitboss image's C module), else `fallback`."""
     try:
@@ -98,6 +106,10 @@ def _heap(name, fallback):
 
 def _none():
     return None
+
+
+def _zero():
+    return 0
 
 
 def missing(e):

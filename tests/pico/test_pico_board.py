@@ -38,6 +38,13 @@ def test_flashed_and_verified_on_the_pico(tier):
     assert [row[4] for row in rows] == r["max_free_runs"], (rows, r["max_free_runs"])
     assert len(set(row[1] for row in rows)) > 3, rows  # heaps of different shapes
     assert len(set(r["max_free_runs"])) > 1, r["max_free_runs"]
+    # The soft reset's time, not the power-on's (0): `mem` after `pitboss flash` or
+    # `pitboss reset` counts from it, not from the tens of chip seconds the flash took.
+    ticks, started = r["started"]
+    if image_is_pitboss():
+        assert 1000 < started <= ticks and ticks - started < r["chip_s"] * 1000, r["started"]
+    else:
+        assert started is None, r["started"]
 
 
 @pytest.mark.pico("vectors")

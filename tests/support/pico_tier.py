@@ -382,9 +382,17 @@ class Jobs:
         lines = heap.strip().splitlines()
         # mem_info()'s "... max blk sz: N, max free sz: N" (blocks of 16 bytes), one a shape
         free_runs = [int(ln.rsplit(":", 1)[1]) * 16 for ln in lines if "max free sz" in ln]
+        # When this run of MicroPython began (pitboss_heap.started, what `mem`'s up_ms and
+        # the boot's figures count from): [ticks_ms(), started()], started None on a
+        # stock image. The flash and the raw REPL soft-reset the board long after its
+        # power-on.
+        started = a.board.exec(
+            "import time\ntry:\n from pitboss_heap import started\nexcept ImportError:\n"
+            " started = None\nprint(time.ticks_ms(), started and started())").split()
         return {"copied": len(res.copied), "verified": verified, "region": region.strip(),
                 "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"],
-                "heap": json.loads(lines[-1]), "max_free_runs": free_runs}
+                "heap": json.loads(lines[-1]), "max_free_runs": free_runs,
+                "started": [int(started[0]), None if started[1] == "None" else int(started[1])]}
 
     def job_vectors(self, a):
         host = cpython_run()

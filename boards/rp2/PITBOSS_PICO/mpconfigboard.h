@@ -15,7 +15,10 @@
 #define PITBOSS_PYSTACK_BYTES                   (4608)
 void pitboss_pystack_init(void);
 #define MICROPY_BOARD_EARLY_INIT()              pitboss_pystack_init()
-#define MICROPY_BOARD_START_SOFT_RESET()        pitboss_pystack_init()
+// ... and the soft reset's time kept (heap.c: pitboss_heap.started()), so boot figures
+// after one count from it, not from the power-on.
+void pitboss_soft_reset(void);
+#define MICROPY_BOARD_START_SOFT_RESET()        pitboss_soft_reset()
 
 
 // The VM's map lookup cache (py/map.c: the last slot each name was found at, for

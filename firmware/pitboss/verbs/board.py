@@ -4,7 +4,7 @@
 import gc
 
 from pitboss import protocol
-from pitboss.compat import max_block, mem_alloc, mem_free, pystack
+from pitboss.compat import max_block, mem_alloc, mem_free, pystack, started_ms
 from pitboss.errors import Refused
 from pitboss.store import integrity
 
@@ -22,9 +22,10 @@ def mem(ctl, args):
     a = ctl.app
     import time
 
-    # up_ms: chip time since reset when this line is taken (the boot budget)
+    # up_ms: chip time since reset when this line is taken (the boot budget); since the
+    # soft reset after one, where the image tells when it was (compat.started_ms)
     up = getattr(time, "ticks_ms", None)
-    up = up() if up is not None else None
+    up = (up() - started_ms()) & 0x3FFFFFFF if up is not None else None
     gc.collect()
     free = mem_free()
     a.note_mem()
