@@ -92,7 +92,7 @@ def started_ms():
     reset, the soft reset's time after one (`pitboss reset`, the end of `pitboss flash`)
     on the pitboss image (pitboss_heap.started). Elsewhere 0, so a stock image's boot
     figures after a soft reset still count from its power-on."""
-    return _heap("started", _zero)()
+    return _heap("started", _none)() or 0
 
 
 def _heap(name, fallback):
@@ -106,10 +106,6 @@ def _heap(name, fallback):
 
 def _none():
     return None
-
-
-def _zero():
-    return 0
 
 
 def missing(e):
