@@ -71,8 +71,7 @@ class App:
         ms = self.boot["ms"]
         # reset -> App(): MicroPython's start, main.py's imports (from a soft reset where
         # the image tells when it was: compat.started_ms)
-        st = started_ms()
-        ms["imported"] = (t0 - st) & 0x3FFFFFFF if st else t0
+        ms["imported"] = (t0 - started_ms()) & 0x3FFFFFFF
         ms["peripherals"] = (t1 - t0) & 0x3FFFFFFF  # display, controller, reader, shoe
         for code, why in faults:
             self.ctl.raise_tilt(code, why[:80])
@@ -150,9 +149,10 @@ class App:
 
             return register_poll(self)
         out = None  # most passes deal nothing: no list allocated for them (issue 27)
+        shoe = self.shoe
         while True:
             try:
-                got = self.shoe.poll()
+                card = shoe.next_card()
             except Exception as e:
                 # The shoe's own I/O failed (a UART or reader error it did not report as
                 # an alarm): a card may be lost, so halt; the main loop goes on.
@@ -160,14 +160,18 @@ class App:
                 self.ctl.misdeal("shoe_fault", why[:80])
                 return (out or []) + [{"ok": False, "error": {
                     "code": "shoe_fault", "message": "the shoe failed: %s" % (e,)}}]
-            if got is None:
+            if card < 0:
                 return _NONE if out is None else out
-            if out is None:
-                out = []
-            out.append(self.ctl.shoe_card(got[0], got[1]))
+            seq = card >> 6  # (next_card: the card's id and its frame count in one int)
+            card &= 63
+            reply = self.ctl.shoe_deal(card, seq)
             # Only now, with the card journalled (or refused), may the shoe send the next
             # one: until it hears this it sends the same frame again (docs/shoe-protocol.md).
-            self.shoe.ack(got[1])
+            # The reply's dict and the list come after it (issue 27's card window).
+            shoe.ack(seq)
+            if out is None:
+                out = []
+            out.append(self.ctl.dealt_reply(reply) if type(reply) is int else reply)
             self.ctl.redraw()  # after the acknowledgement: the shoe is not kept waiting
 
     # ---- RFID deck registration (authenticated: it decides what every tag means) ----

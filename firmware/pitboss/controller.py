@@ -52,7 +52,7 @@ from pitboss import games, protocol
 from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING, SETTLED, Table
-from pitboss.halting import _CARD_TILTS, CARD_RESERVE, Dealing, Halting
+from pitboss.halting import CARD_RESERVE, Dealing, Halting
 from pitboss.recording import Recording
 from pitboss.recovery import Recovery
 from pitboss.store.auth import Auth
@@ -73,7 +73,10 @@ _CHECKPOINT_BYTES = const(2048)
 _DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 
 
-class Controller(Recovery, Recording, Halting, Dealing):
+# (Bases in the order a dealt card looks its methods up: Dealing._deal, then
+# Halting.shoe_deal, Recording._journal; each class before the one holding a name is a
+# map lookup that misses, on every card. No name is defined in two of them.)
+class Controller(Dealing, Halting, Recording, Recovery):
     production = False  # the app sets it when the service switch was not held at boot
 
     def __init__(self, root="", fs=None, clock=None, rng=None, display=None,
@@ -245,10 +248,19 @@ class Controller(Recovery, Recording, Halting, Dealing):
                 # A seat's wager or decision replaces its earlier one (the table replaced
                 # it too): the round's event list stays bounded.
                 self._events = [e for e in self._events
-                                if e["ev"] in ("deal", "card", "lost")
+                                if isinstance(e, int) or e["ev"] in ("deal", "card", "lost")
                                 or e.get("seat") != ev["seat"]
                                 or (kind == "wager") != (e["ev"] == "wager")]
-            self._events.append(ev)
+            held = ev
+            if kind == "card":
+                # A shoe's card ({"ev", "c"[, "s"]}: an id, a frame count) as Dealing.deal
+                # holds it (halting: an int), whichever way it came; anything else as is.
+                c = ev["c"]
+                s = ev.get("s", -1)
+                if (type(c) is int and 0 <= c <= 52 and type(s) is int and s >= -1  # JOKER
+                        and len(ev) == 3 - (s < 0)):
+                    held = c | (s + 1) << 6
+            self._events.append(held)
         else:
             self._events = []
         if t is not None and t.round > self._round_hw:
@@ -359,8 +371,11 @@ class Controller(Recovery, Recording, Halting, Dealing):
             # (The loop collects a line's garbage once, around its reply: pitboss.loop.)
             reply = protocol.call(handler(e), self, args, self.fault)
             err = reply.get("error")
-            if err and err["code"] in _CARD_TILTS and verb in ("card", "settle"):
-                self.raise_tilt(_CARD_TILTS[err["code"]], err["message"][:80])
+            if err and verb in ("card", "settle") and err["code"] in ("duplicate_card",
+                                                                     "wrong_count"):
+                # The table's refusals that halt play rather than just refuse the input.
+                self.raise_tilt("wrong_card_count" if err["code"] == "wrong_count"
+                                else "duplicate_card", err["message"][:80])
             if reply.get("ok") and not flags & QUIET and (
                     verb != "newround" or self.journal.last_seq != seq0):
                 # (a newround with nothing to close changed nothing)

@@ -10,9 +10,6 @@ from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING
 from pitboss.store.record import JournalCorrupt
-from pitboss.hw.shoe import (EV_BAD_CARD, EV_COLLISION, EV_CONFLICT, EV_DROPPED,
-                             EV_DUPLICATE, EV_READ_ERROR, EV_READER_FAULT, EV_RESTART,
-                             EV_STALE, EV_UNKNOWN_TAG, EV_UNRESENT, EV_WRONG_DECK)
 from pitboss.rules.cards import parse
 
 
@@ -141,40 +138,46 @@ class Halting:
 # Misdeals): a dealt card goes through the controller as the `card` verb does; a card
 # the table refuses, or an alarm that can mean a card lost or wrong, is a misdeal: a
 # tilt with its own code and the round in play marked lost (voided at tilt-clear,
-# never settled misaligned). The policy is one table keyed by the shoe's named event
-# codes.
+# never settled misaligned). The policy is one table indexed by the shoe's event codes.
 # Every shoe alarm that can mean a card missing or wrong, by the shoe's named event code
 # (pitboss.hw.shoe): the tilt it raises, and when. Each marks the round in play lost.
 # Notices (garbage between frames, a retransmission, a torn frame: EV_MALFORMED and
 # EV_BAD_CRC, which the acknowledged shoe sends again) are not here.
 _MID_DEAL = const(1)  # only in the middle of a deal (below)
 _HIDE_CARD = const(2)  # its info is a card, which may be face down: say where, not what
-_SHOE_ALARMS = {
-    EV_BAD_CARD: ("shoe_bad_card", 0),
-    EV_DROPPED: ("shoe_gap", 0),
-    EV_CONFLICT: ("shoe_conflict", _HIDE_CARD),
-    EV_STALE: ("shoe_stale", _HIDE_CARD),
+# (A tuple of constants indexed by the code, frozen into flash with the code; a dict keyed
+# by the imported names would be built on the heap at import, with a global for each name,
+# and the full journal's boot has no byte to spare, issue 27. tests/host/test_misdeal.py
+# checks each row against its name.)
+_SHOE_ALARMS = (
+    None,  # 0: no event
+    None,  # EV_GARBAGE (a notice)
+    None,  # EV_MALFORMED (a notice: the shoe sends it again)
+    None,  # EV_BAD_CRC (a notice: the shoe sends it again)
+    ("shoe_bad_card", 0),  # EV_BAD_CARD
+    ("shoe_gap", 0),  # EV_DROPPED
+    None,  # EV_REPEAT (a notice)
+    ("shoe_conflict", _HIDE_CARD),  # EV_CONFLICT
+    ("shoe_stale", _HIDE_CARD),  # EV_STALE
     # a restart of the shoe's count is harmless before the first card of a deal
-    EV_RESTART: ("shoe_restart", _MID_DEAL),
-    EV_DUPLICATE: ("duplicate_card", _HIDE_CARD),
-    EV_UNKNOWN_TAG: ("unknown_rfid_tag", 0),
-    EV_WRONG_DECK: ("rfid_wrong_deck", 0),
-    EV_COLLISION: ("rfid_collision", 0),
-    EV_READ_ERROR: ("rfid_read_error", 0),
-    EV_READER_FAULT: ("rfid_reader_fault", 0),
+    ("shoe_restart", _MID_DEAL),  # EV_RESTART
+    ("duplicate_card", _HIDE_CARD),  # EV_DUPLICATE
+    ("unknown_rfid_tag", 0),  # EV_UNKNOWN_TAG
+    ("rfid_wrong_deck", 0),  # EV_WRONG_DECK
+    ("rfid_collision", 0),  # EV_COLLISION
+    ("rfid_read_error", 0),  # EV_READ_ERROR
+    ("rfid_reader_fault", 0),  # EV_READER_FAULT
     # a torn frame nothing intact followed within the resend timeout
     # (docs/shoe-protocol.md, "Transport errors and misdeals")
-    EV_UNRESENT: ("shoe_bad_frame", _MID_DEAL),
-}
+    ("shoe_bad_frame", _MID_DEAL),  # EV_UNRESENT
+)
 # A card from the shoe that the table refuses was still dealt on the felt: a misdeal,
 # by the table's refusal code (anything else: shoe_fault).
-_SHOE_REFUSALS = {"joker_not_allowed": "joker_in_deck", "deal_complete": "extra_card",
-                  "wrong_phase": "card_before_deal", "not_configured": "card_before_deal",
-                  "duplicate_card": "duplicate_card", "unknown_card": "shoe_bad_card"}
-
-
-# Refusal codes from the table that halt play rather than just refuse the input.
-_CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_count"}
+# (Pairs in a tuple of constants: frozen into flash with the code, where a dict is built
+# on the heap at import and kept; the full journal's boot has no byte to spare, issue 27.)
+_SHOE_REFUSALS = (("joker_not_allowed", "joker_in_deck"), ("deal_complete", "extra_card"),
+                  ("wrong_phase", "card_before_deal"), ("not_configured", "card_before_deal"),
+                  ("duplicate_card", "duplicate_card"), ("unknown_card", "shoe_bad_card"))
 
 
 # Journal room a card's record reserves (deal(), and Controller.apply for the `card`
@@ -183,33 +186,51 @@ _CARD_TILTS = {"duplicate_card": "duplicate_card", "wrong_count": "wrong_card_co
 CARD_RESERVE = const(128)
 
 
+# A shoe's card event ({"ev": "card", "c": c[, "s": s]}) as the round's event list holds
+# it: c | (s + 1) << 6, or c where there is no frame count; one int, small (no heap) for
+# any frame count below 2**23. Dealing.deal and Controller.apply write it; event_dict
+# turns it back for the snapshot.
+
+
+def event_dict(e):
+    """An event of the round's list as apply() takes it and the snapshot writes it."""
+    if type(e) is not int:
+        return e
+    s = (e >> 6) - 1
+    return {"ev": "card", "c": e & 63} if s < 0 else {"ev": "card", "c": e & 63, "s": s}
+
+
 class Dealing:
     def deal(self, c, s):
         """A card from the shoe (c: its id, checked by the decoder; s: its frame count, or
-        None), live: apply()'s card event with its steps written out. The same checks,
-        state and record as apply({"ev": "card", "c": c, "s": s}); a card is the one event
-        a table takes dozens of a round, each inside the shoe's wait for its
-        acknowledgement, where apply()'s generic steps and reserve()'s layers were ~1 ms of
-        a Pico's 4 (issue 27). Raises Refused, changing nothing, as apply() does."""
-        t = self.require_table()
+        None), live: apply()'s card event with its steps written out; returns who got it
+        (the reply, Table.card_reply, is built once the shoe has its acknowledgement). The
+        same checks, state and record as apply({"ev": "card", "c": c, "s": s}), which
+        were ~1 ms of a Pico's 4 inside the shoe's wait (issue 27). Raises Refused,
+        changing nothing, as apply() does."""
+        t = self.table
+        if t is None:
+            t = self.require_table()  # (raises: not configured)
         if self._refused_n or not self.journal.fits(CARD_RESERVE):
             self.reserve(CARD_RESERVE)  # refusals to flush, or a segment to start (apply)
-        out = t.card_in(c)
+        who = t.take_card(c)
+        # The round's event list holds the card as an int (above), not a dict: no heap
+        # on the card's path.
         if s is None:
-            ev = {"ev": "card", "c": c}
+            self._events.append(c)
         else:
-            ev = {"ev": "card", "c": c, "s": s}
+            self._events.append(c | (s + 1) << 6)
             self.shoe_last = (s, c)
-        self._events.append(ev)
         now = self.clock()
         if type(now) is int and now >= 0:
             # Recording.append's card record, formatted into its buffer (cardrec)
             seq = self._journal(self._card_rec.encode(c, s, now), True)
         else:
-            seq = self.append(ev)
+            seq = self.append({"ev": "card", "c": c} if s is None
+                              else {"ev": "card", "c": c, "s": s})
         if not self._hidden_from:
             self._hidden_from = seq
-        return out
+        return who
 
     def misdeal(self, code, detail=""):
         """A card the table did not take as dealt: tilt with the misdeal's own code and
@@ -223,7 +244,7 @@ class Dealing:
     def shoe_alarm(self, code, seq, info):
         """Callback for pitboss.hw.shoe: every alarm that can mean a lost or wrong card is a
         misdeal. Never raises."""
-        e = _SHOE_ALARMS.get(code)
+        e = _SHOE_ALARMS[code] if 0 <= code < len(_SHOE_ALARMS) else None
         if e is None:
             return
         t, when = e
@@ -249,12 +270,21 @@ class Dealing:
         with the same reply. A card the table refuses, or one arriving while the table
         is halted, was still dealt on the felt: a misdeal (the round is voided at
         tilt-clear, never settled misaligned). Never raises."""
+        reply = self.shoe_deal(card, seq)
+        return self.dealt_reply(reply) if type(reply) is int else reply
+
+    def shoe_deal(self, card, seq):
+        """shoe_card() up to its reply: who got the card once it is dealt and
+        journalled (dealt_reply(who) answers, after the shoe's acknowledgement: the App's
+        card path, issue 27), else the refusal's reply. Never raises."""
         try:
             # Attributes, not method calls, where nothing is to do: each call on this
             # object looks its name up through five classes (issue 27's card path).
             if self._program_step is not None:
                 self.check_program(True)
-            if self._unrecorded is not None or self.tilt.tilted:
+            # (tilt._active, not the tilted property: a property is a class lookup and a
+            # call; the list is replaced, never changed in place, so it is the same test)
+            if self._unrecorded is not None or self.tilt._active:
                 self._lose("card_during_tilt")
                 return protocol.error("tilted", "the table is halted by a tilt (%s): the card is "
                             "not dealt and the round will be voided"
@@ -262,27 +292,42 @@ class Dealing:
             # protocol.call's work, written out: its call, and the arguments' tuple, are
             # two more heap objects on every card's path.
             try:
-                reply = self.deal(parse(card), seq if type(seq) is int and seq >= 0
-                                  else None)
-                reply["ok"] = True
+                # (a shoe's card is an id its decoder checked: parse() only for anything
+                # else, which refuses it)
+                who = self.deal(card if type(card) is int and 0 <= card <= 52  # JOKER
+                                else parse(card),
+                                seq if type(seq) is int and seq >= 0 else None)
+                # Drawn by redraw() once the shoe has its acknowledgement: the card's
+                # path journals and answers, the display comes after (issue 27).
+                self._stale = True
+                return who
             except Refused as e:
                 reply = protocol.error(e.code, str(e))
             except Exception as e:  # noqa: BLE001  (anything else: a fault, halted)
                 reply = self.fault(e)
             err = reply.get("error")
             if err and err["code"] not in ("storage_error", "internal_error"):
-                self.misdeal(_SHOE_REFUSALS.get(err["code"], "shoe_fault"),
-                             err["message"][:80])
+                code = "shoe_fault"
+                for refusal, tilt in _SHOE_REFUSALS:
+                    if refusal == err["code"]:
+                        code = tilt
+                self.misdeal(code, err["message"][:80])
                 t = self.table
                 if not self._lost and (t is None or t.phase == CONFIGURED):
                     # No round in play took it or will be voided: the card belongs to
                     # no shuffle, so the shoe forgets it (the next round's deck holds
                     # it again: not a duplicate_card).
                     self._new_shuffle()
-            if reply.get("ok"):
-                # Drawn by redraw() once the shoe has its acknowledgement: the card's
-                # path journals and answers, the display comes after (issue 27).
-                self._stale = True
+            return reply
+        except Exception as e:
+            return self.fault(e)
+
+    def dealt_reply(self, who):
+        """The reply to the card shoe_deal() dealt last, to `who` (as the `card`
+        command's). Never raises."""
+        try:
+            reply = self.table.card_reply(who)
+            reply["ok"] = True
             return reply
         except Exception as e:
             return self.fault(e)

@@ -12,6 +12,7 @@ import time
 from pitboss.games import release
 from pitboss.recording import compact
 from pitboss.games.table import SETTLED, Table
+from pitboss.halting import event_dict
 from pitboss.store.record import JournalCorrupt
 from pitboss.store.record import KIND_SNAPSHOT
 from pitboss.store.meters import MetersCorrupt
@@ -189,7 +190,8 @@ class Recovery:
             snap["cfg"] = self.table.config()
             snap["round"] = self.table.round
             snap["settled"] = self.table.phase == SETTLED
-            snap["events"] = self._events
+            # (a shoe's card is an int in the list, its dict here: halting.card_event)
+            snap["events"] = [event_dict(e) for e in self._events]
         if self.shoe_last is not None:
             snap["shoe"] = list(self.shoe_last)
         if self._settle_seqs is not None:

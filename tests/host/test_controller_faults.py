@@ -212,7 +212,10 @@ def _boom(*a, **kw):
 BOUNDARIES = [
     (threecard, "deal_order"), (threecard, "decide"), (threecard, "settle_round"),
     (threecard, "house"), (threecard, "settle"), (dealer, "settle_round"),
-    (table_mod.Table, "wager"), (table_mod.Table, "deal"), (table_mod.Table, "card_in"),
+    (table_mod.Table, "wager"), (table_mod.Table, "deal"),
+    # (a card: take_card, then card_reply once the shoe has its acknowledgement; the
+    # `card` command's card_in is the two)
+    (table_mod.Table, "take_card"), (table_mod.Table, "card_reply"),
     (table_mod.Table, "choose"), (table_mod.Table, "settle"), (table_mod.Table, "status"),
     (journal_mod.Journal, "append"), (journal_mod.Journal, "reserve"),
     (journal_mod.Journal, "records"), (meters_mod.Meters, "apply"),
@@ -296,7 +299,7 @@ def test_a_failing_shoe_halts_the_table_and_the_loop_goes_on(tmp_path):
 
     def broken():
         raise OSError(5, "UART gone")
-    t.app.shoe.poll = broken
+    t.app.shoe.next_card = broken  # (what the App asks: poll() without its tuple)
     replies = t.app.poll()  # does not raise
     assert [r["error"]["code"] for r in replies] == ["shoe_fault"]
     assert "UART gone" in replies[0]["error"]["message"]

@@ -544,3 +544,24 @@ def test_void_voids_only_a_lost_round(tmp_path):
     rc, r = void_round(t, conf, "floor1")
     assert rc == 0 and r["voided"]["round"] == 1 and r["active"] == []
     assert "lost" not in cmd(t, "status")
+
+
+def test_each_shoe_alarm_raises_its_own_tilt_by_its_event_name():
+    # pitboss.halting holds the policy as a tuple indexed by the event code (constants in
+    # flash, no dict on the heap): each row checked here against the event's name.
+    from pitboss import halting
+
+    want = {"EV_BAD_CARD": ("shoe_bad_card", 0), "EV_DROPPED": ("shoe_gap", 0),
+            "EV_CONFLICT": ("shoe_conflict", 2), "EV_STALE": ("shoe_stale", 2),
+            "EV_RESTART": ("shoe_restart", 1), "EV_DUPLICATE": ("duplicate_card", 2),
+            "EV_UNKNOWN_TAG": ("unknown_rfid_tag", 0),
+            "EV_WRONG_DECK": ("rfid_wrong_deck", 0), "EV_COLLISION": ("rfid_collision", 0),
+            "EV_READ_ERROR": ("rfid_read_error", 0),
+            "EV_READER_FAULT": ("rfid_reader_fault", 0),
+            "EV_UNRESENT": ("shoe_bad_frame", 1)}
+    names = [n for n in dir(shoe_mod) if n.startswith("EV_")]
+    assert len(halting._SHOE_ALARMS) == shoe_mod.N_EVENTS == len(names) + 1
+    for n in names:
+        assert halting._SHOE_ALARMS[getattr(shoe_mod, n)] == want.get(n), n
+    assert halting._SHOE_ALARMS[0] is None
+    assert all(t in tilt.CODES for t, _ in want.values())

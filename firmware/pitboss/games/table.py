@@ -293,7 +293,21 @@ class Table:
     def card_in(self, card, seq=None, seat=None):
         """One card from the shoe. seq: the shoe's 1-based count for this round (a
         repeat or a gap is refused); seat: where a reader saw it land (0 = dealer),
-        checked against the deal order. Returns who got it."""
+        checked against the deal order. Returns who got it (card_reply)."""
+        return self.card_reply(self.take_card(card, seq, seat))
+
+    def card_reply(self, who):
+        """The reply for the card take_card() just gave `who` (built after the shoe's
+        acknowledgement on a card's path: a dict is three heap blocks, issue 27). A
+        face-down card is not named (None): the reply is read on the bench port."""
+        h = self._hands[who]
+        return {"seq": self._next, "card": name(h[-1]) if self.shown(who, len(h) - 1)
+                else None, "to": who, "count": len(h),
+                "complete": self._next == len(self._order)}
+
+    def take_card(self, card, seq=None, seat=None):
+        """card_in's checks and state, with no reply: who got the card. Raises Refused,
+        changing nothing."""
         if self.phase != DEALING:
             if self.phase in (SETTING, DECIDING, READY, SETTLED):
                 # The card is not named: one the shoe sends after the deal is undealt.
@@ -301,7 +315,8 @@ class Table:
                               "after it is refused" % len(self._order))
             raise Refused("wrong_phase", "no deal in progress (phase %s): deal() first"
                           % self.phase)
-        cid = parse(card)
+        # (an id: parse()'s call only for a name, or an id it refuses; a card's path)
+        cid = card if type(card) is int and 0 <= card <= JOKER else parse(card)
         if cid == JOKER and not self._c["profile"].joker:
             raise Refused("joker_not_allowed", "%s is played without a joker" % self.game)
         n = self._next
@@ -338,13 +353,9 @@ class Table:
         self._seen[cid] = 1
         self._hands[who].append(cid)
         self._next = n + 1
-        done = self._next == len(self._order)
-        if done:
+        if self._next == len(self._order):
             self.phase = self._c["module"].AFTER_DEAL
-        # A face-down card is not named (None): the reply is read on the bench port.
-        shown = self.shown(who, len(self._hands[who]) - 1)
-        return {"seq": n + 1, "card": name(cid) if shown else None, "to": who,
-                "count": len(self._hands[who]), "complete": done}
+        return who
 
     # ---- players' decisions --------------------------------------------------------
     def choose(self, seat, verb, ev=None):

@@ -26,7 +26,7 @@ class RFIDShoe(Shoe):
         self.deck = -1
         self._last = None
 
-    def poll(self):
+    def next_card(self):
         try:
             uid = self.reader.read_uid()
         except OSError as e:  # RFIDError is an OSError; so is a dead SPI bus
@@ -37,14 +37,14 @@ class RFIDShoe(Shoe):
                 self._report(EV_READ_ERROR, -1, str(e))
             else:
                 self._report(EV_READER_FAULT, -1, str(e))
-            return None
+            return -1
         if uid is None:
-            return None
+            return -1
         if uid == self._last:
             # The same tag again straight away: it left the field and came back (the
             # reader halts a tag after reading it, so one that stays is not re-read).
             self._report(EV_REPEAT, -1, _hex(uid))
-            return None
+            return -1
         self._last = uid
         try:
             card, deck = self.deckmap.lookup(uid)
@@ -55,20 +55,20 @@ class RFIDShoe(Shoe):
             if getattr(e, "code", None) != "unknown_uid":
                 raise
             self._report(EV_UNKNOWN_TAG, -1, str(e))
-            return None
+            return -1
         if self.deck < 0:
             self.deck = deck
         elif deck != self.deck:
             self._report(EV_WRONG_DECK, -1, "%s is deck %d, dealing deck %d"
                          % (_hex(uid), deck, self.deck))
-            return None
+            return -1
         if not self._first(card):
             self._report(EV_DUPLICATE, -1, "%s (%s) seen twice in this deck"
                          % (_hex(uid), name(card)))
-            return None
+            return -1
         seq = self._seq
         self._seq = (seq + 1) & 0xFFFF
-        return (card, seq)
+        return card | seq << 6
 
 
 def _hex(uid):

@@ -87,6 +87,7 @@ class SerialShoe(Shoe):
         # new cards among those bytes: then a torn frame there may hold a card too.
         self.streams = False
         self.decoder = FrameDecoder(self._report)
+        self._push = self.decoder.push  # (next_card: a bound method made once, not a card)
 
     def _report(self, code, seq, info):
         if (code == EV_MALFORMED or code == EV_BAD_CRC) and (self.streams or not self._old):
@@ -172,24 +173,29 @@ class SerialShoe(Shoe):
         dec.last_seq, dec.last_card = seq, card
         self._first(card)
 
-    def poll(self):
+    def next_card(self):
         dec = self.decoder
         while True:
             if dec.ready:
-                card, seq = dec.take()
+                # (take()'s fields read here: its tuple is a heap object on every card)
+                card = dec.card
+                seq = dec.seq
+                dec.ready = False
                 dec.intact = -1  # a card: acknowledged by the caller once it is journalled
                 self._torn_at = None  # an intact frame came: the sequence tells the rest
-                if self._first(card):
-                    return (card, seq)
+                seen = self._seen  # Shoe._first(card), written out (a call less a card)
+                if not seen[card]:
+                    seen[card] = 1
+                    return card | seq << 6
                 self._report(EV_DUPLICATE, seq, card)
                 self.ack(seq)
                 continue
             if self._pos >= self._end and not self._fill() and not self._last_bytes():
                 self._check_torn()
-                return None
+                return -1
             buf = self._buf
             pos, end = self._pos, self._end
-            push = dec.push
+            push = self._push  # dec.push (a bound method is a heap object)
             pre = self._pre
             try:
                 while pos < end:

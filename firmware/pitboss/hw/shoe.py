@@ -1,6 +1,7 @@
 # Shoes: where the cards come from. One interface for every kind of shoe:
 #
 #     shoe.poll() -> (card_id, seq) or None     never blocks, never raises for bad input
+#     shoe.next_card() -> card_id | seq << 6    the same, -1 for none: no tuple (the App)
 #     shoe.alarm(code, seq, info)               called for every event below
 #     shoe.reset()                              a new shuffle: forget the cards seen (the
 #                                               frame sequence runs on across rounds)
@@ -97,6 +98,15 @@ class Shoe:
         for i in range(len(seen)):
             seen[i] = 0
 
+    def poll(self):
+        """(card id, frame count) of the next card, or None: never blocks, never raises
+        for bad input (each shoe's next_card())."""
+        # next_card(), each shoe's own: poll() without its tuple, a heap object on every
+        # card (the App's card path, issue 27): card id | frame count << 6 (both small:
+        # the count is 16 bits), -1 when none is ready.
+        got = self.next_card()  # pyright: ignore[reportAttributeAccessIssue]
+        return None if got < 0 else (got & 63, got >> 6)
+
     def ack(self, seq):
         """Tell the shoe a card is in (only a serial shoe has a line back)."""
 
@@ -156,20 +166,6 @@ def _crc_byte(crc, b):
     return ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
 
 
-def _crc3(card, seq):
-    # The CRC covers the values, not their hex text: [card, seq high, seq low]. _crc_byte's
-    # steps written out: a frame's check is on a card's path (issue 27).
-    t = _T16
-    crc = ((_CRC_INIT << 4) & 0xFFFF) ^ t[(_CRC_INIT >> 12) ^ (card >> 4)]
-    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (card & 15)]
-    b = seq >> 8
-    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b >> 4)]
-    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
-    b = seq & 0xFF
-    crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b >> 4)]
-    return ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
-
-
 def encode(card, seq, strict=True):
     """The 12-byte frame for one card. strict=False lets tests and the simulator send
     card ids a shoe must not (53..255) to exercise the bad-card path."""
@@ -178,7 +174,10 @@ def encode(card, seq, strict=True):
                          % (card, JOKER if strict else 255))
     if not isinstance(seq, int) or not 0 <= seq <= 0xFFFF:
         raise ValueError("shoe frame: sequence number %r out of range 0..65535" % (seq,))
-    return b"!%02X%04X%04X\n" % (card, seq, _crc3(card, seq))
+    # The CRC covers the values, not their hex text: [card, seq high, seq low]
+    # (FrameDecoder._frame has the same steps written out).
+    crc = _crc_byte(_crc_byte(_crc_byte(_CRC_INIT, card), seq >> 8), seq & 0xFF)
+    return b"!%02X%04X%04X\n" % (card, seq, crc)
 
 
 # The acknowledgement the controller sends back on the UART's TX line for every intact
@@ -320,9 +319,19 @@ class FrameDecoder:
 
     def _frame(self):
         card, seq = self._card, self._seq
-        if _crc3(card, seq) != self._crc:
-            self._report(EV_BAD_CRC, -1, "crc %04X, frame says %04X" % (_crc3(card, seq),
-                                                                        self._crc))
+        # The CRC of [card, seq high, seq low] (encode()), _crc_byte's steps written out:
+        # no call on a card's path (issue 27).
+        t = _T16
+        crc = ((_CRC_INIT << 4) & 0xFFFF) ^ t[(_CRC_INIT >> 12) ^ (card >> 4)]
+        crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (card & 15)]
+        b = seq >> 8
+        crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b >> 4)]
+        crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
+        b = seq & 0xFF
+        crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b >> 4)]
+        crc = ((crc << 4) & 0xFFFF) ^ t[(crc >> 12) ^ (b & 15)]
+        if crc != self._crc:
+            self._report(EV_BAD_CRC, -1, "crc %04X, frame says %04X" % (crc, self._crc))
             return False
         self.intact = seq  # received whole: acknowledged whatever becomes of its card
         last = self.last_seq
