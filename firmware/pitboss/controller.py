@@ -73,7 +73,7 @@ _CHECKPOINT_BYTES = const(2048)
 _DEAL_REDRAW = const(7)  # cards between display updates during a deal (a Pai Gow packet)
 
 
-# (Bases in the order a dealt card looks its methods up: Dealing._deal, then
+# (Bases in the order a dealt card looks its methods up: Dealing.deal, then
 # Halting.shoe_deal, Recording._journal; each class before the one holding a name is a
 # map lookup that misses, on every card. No name is defined in two of them.)
 class Controller(Dealing, Halting, Recording, Recovery):

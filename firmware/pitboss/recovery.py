@@ -190,7 +190,7 @@ class Recovery:
             snap["cfg"] = self.table.config()
             snap["round"] = self.table.round
             snap["settled"] = self.table.phase == SETTLED
-            # (a shoe's card is an int in the list, its dict here: halting.card_event)
+            # (a shoe's card is an int in the list, its dict here: halting.event_dict)
             snap["events"] = [event_dict(e) for e in self._events]
         if self.shoe_last is not None:
             snap["shoe"] = list(self.shoe_last)

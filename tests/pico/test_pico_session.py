@@ -10,9 +10,9 @@ CI runs it at a tenth of the budget's size or less (pico_tier.SESSION_ROUNDS, _L
 the whole budget, 200 rounds of every game and 10,000 lines, is
 PITBOSS_SESSION_ROUNDS=200 PITBOSS_SESSION_LINES=10000 (or `python -m
 tests.support.pico_survive --session`), about an hour of this emulator (docs/bench.md). The
-budgets asserted are the ones the image meets; a card's median (2 ms) is printed, not
-asserted, until it meets it (issue 27: 2.23 ms in the session of 2026-12-07, p99 3.32
-ms). After the session the same Pico boots from a full journal (seven segments)."""
+budgets asserted are the ones the image meets, a card's median (2 ms) among them since
+1e8c0e3 (issue 27: 1.95 ms in CI, p99 2.91 ms). After the session the same Pico boots from
+a full journal (seven segments)."""
 import pytest
 
 # Issue 27's budgets (chip time on the emulated Pico at 125 MHz).
@@ -22,6 +22,7 @@ MIN_BLOCK = 64 * 1024  # largest free block after boot, and through the session
 SESSION_FREE = 150 * 1024  # lowest free heap over the session
 CARD_MAX_MS = 15  # a dealt card, its frame's last byte to its acknowledgement
 CARD_P99_MS = 5  # ... 99 in 100 of them
+CARD_P50_MS = 2  # ... half of them
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +78,7 @@ def test_the_heap_stays_within_the_budget_over_the_session(fig):
     assert fig["min_max_block"] >= MIN_BLOCK, fig["min_max_block"]
 
 
-def test_every_card_is_acknowledged_within_15_ms_and_99_in_100_within_5(fig):
+def test_every_card_is_acknowledged_within_15_ms_99_in_100_within_5_half_within_2(fig):
     c = fig["card_ms"]
     # Every card dealt through UART1 over the session (the tag round's are the
     # reader's): a round of any game at a full table deals at least 20. The emulated
@@ -85,3 +86,4 @@ def test_every_card_is_acknowledged_within_15_ms_and_99_in_100_within_5(fig):
     assert c["n"] >= 20 * fig["meters_rounds"], c
     assert c["max"] <= CARD_MAX_MS, c
     assert c["p99"] <= CARD_P99_MS, c
+    assert c["p50"] <= CARD_P50_MS, c

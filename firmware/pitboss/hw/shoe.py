@@ -100,10 +100,9 @@ class Shoe:
 
     def poll(self):
         """(card id, frame count) of the next card, or None: never blocks, never raises
-        for bad input (each shoe's next_card())."""
-        # next_card(), each shoe's own: poll() without its tuple, a heap object on every
-        # card (the App's card path, issue 27): card id | frame count << 6 (both small:
-        # the count is 16 bits), -1 when none is ready.
+        for bad input. From each shoe's own next_card(): the same without the tuple, a
+        heap object on every card (the App's path, issue 27), as card id | frame count
+        << 6 (the count is 16 bits), -1 for none."""
         got = self.next_card()  # pyright: ignore[reportAttributeAccessIssue]
         return None if got < 0 else (got & 63, got >> 6)
 
