@@ -86,9 +86,9 @@ class App:
         # shoe sent while the board was off are a gap (a misdeal), not the next cards.
         # A card journalled just before a power cut whose acknowledgement never left: the
         # shoe sends that frame again, and it must be a repeat, not a second card.
-        last = self.ctl.shoe_last  # (frame seq, card)
+        last = self.ctl.shoe_last  # card | (frame seq + 1) << 6, as in the round's events
         if last is not None and isinstance(self.shoe, SerialShoe):
-            self.shoe.resume(last[1], last[0])
+            self.shoe.resume(last & 63, (last >> 6) - 1)
 
     # ---- memory (issue 11's heap budget) ---------------------------------------------
     def idle(self):

@@ -117,8 +117,8 @@ class Controller(Dealing, Halting, Recording, Recovery):
         self.table = None
         self._events = []  # the round in play, for the next snapshot
         self._lost = None  # the misdeal code once the round in play has lost a card
-        # The shoe's last dealt frame (seq, card), journalled with each shoe card and in
-        # snapshots, so the frame sequence runs on across power cycles too: frames sent
+        # The shoe's last dealt frame, as its card event's int (card | (seq + 1) << 6:
+        # halting.event_dict), journalled with each shoe card and in snapshots, so the frame sequence runs on across power cycles too: frames sent
         # while the board was off show as a gap (App primes the shoe with it at boot).
         self.shoe_last = None
         self._replaying = False
@@ -227,7 +227,8 @@ class Controller(Dealing, Halting, Recording, Recovery):
         elif kind == "card":
             out = t.card_in(ev["c"])
             if "s" in ev:
-                self.shoe_last = (ev["s"], ev["c"])
+                # (the card's int in the round's events: halting.event_dict)
+                self.shoe_last = ev["c"] | (ev["s"] + 1) << 6
         elif kind == "settle":
             if self._lost:
                 raise Refused("tilted", "round %d lost a card (%s): it can only be voided"

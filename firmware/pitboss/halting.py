@@ -9,7 +9,7 @@ from pitboss import protocol
 from pitboss.compat import const
 from pitboss.errors import Refused
 from pitboss.games.table import CONFIGURED, DEALING
-from pitboss.store.record import JournalCorrupt
+from pitboss.store.record import JournalCorrupt, JournalError
 from pitboss.rules.cards import parse
 
 
@@ -211,20 +211,35 @@ class Dealing:
         t = self.table
         if t is None:
             t = self.require_table()  # (raises: not configured)
-        if self._refused_n or not self.journal.fits(CARD_RESERVE):
+        j = self.journal
+        fits = not self._refused_n and j.fits(CARD_RESERVE)
+        if not fits:
             self.reserve(CARD_RESERVE)  # refusals to flush, or a segment to start (apply)
         who = t.take_card(c)
         # The round's event list holds the card as an int (above), not a dict: no heap
-        # on the card's path.
+        # on the card's path; the shoe's last frame is the same int (no tuple).
         if s is None:
             self._events.append(c)
         else:
-            self._events.append(c | (s + 1) << 6)
-            self.shoe_last = (s, c)
+            s = c | (s + 1) << 6
+            self._events.append(s)
+            self.shoe_last = s
+            s = (s >> 6) - 1
         now = self.clock()
         if type(now) is int and now >= 0:
-            # Recording.append's card record, formatted into its buffer (cardrec)
-            seq = self._journal(self._card_rec.encode(c, s, now), True)
+            # Recording._journal written out: Recording.append's card record, formatted
+            # into its buffer (cardrec), appended with its commit held. An append into
+            # the open segment cannot make the journal full (a new segment can, and
+            # reserve() above starts it), and a full journal is a tilt, which refused
+            # this card before it came here (shoe_deal): so the `full` property, a call,
+            # is asked only after a reserve() (issue 27's card path).
+            try:
+                seq = j.append(self._card_rec.encode(c, s, now), True)
+            except (OSError, JournalError) as e:
+                raise self._write_failed(e, "journal append")
+            if not fits and j.full:
+                self.raise_tilt("journal_full", "the last free segment is in use: export "
+                                "and acknowledge")
         else:
             seq = self.append({"ev": "card", "c": c} if s is None
                               else {"ev": "card", "c": c, "s": s})

@@ -192,8 +192,9 @@ class Recovery:
             snap["settled"] = self.table.phase == SETTLED
             # (a shoe's card is an int in the list, its dict here: halting.event_dict)
             snap["events"] = [event_dict(e) for e in self._events]
-        if self.shoe_last is not None:
-            snap["shoe"] = list(self.shoe_last)
+        v = self.shoe_last  # the shoe's last frame as its card event's int (Dealing.deal)
+        if v is not None:
+            snap["shoe"] = [(v >> 6) - 1, v & 63]  # [seq, card]
         if self._settle_seqs is not None:
             snap["settles"] = self._settle_seqs  # so a boot need not scan back for them
         return compact(snap)
@@ -208,7 +209,7 @@ class Recovery:
         self._refused_total = max(self._refused_total, snap.get("refused", 0))
         self._lost = None
         shoe = snap.get("shoe")
-        self.shoe_last = tuple(shoe) if shoe else None
+        self.shoe_last = shoe[1] | (shoe[0] + 1) << 6 if shoe else None
         settles = snap.get("settles")
         self._settle_seqs = list(settles) if type(settles) is list else None
         if snap.get("cfg") is None:

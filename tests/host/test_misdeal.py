@@ -441,9 +441,10 @@ def test_the_shoe_position_rides_in_the_journal_snapshot(tmp_path):
     t, conf, shoe = make(tmp_path)
     settle_round(t, shoe, "pa-three-card-prime", 3, 68)
     ctl = t.app.ctl
-    last = ctl.shoe_last
-    assert last == (11, shoe_sim.shuffled_deck(68, 52)[11])
+    last = ctl.shoe_last  # the card event's int: card | (seq + 1) << 6
+    assert last == shoe_sim.shuffled_deck(68, 52)[11] | 12 << 6
     snap = json.loads(ctl._snapshot(ctl.journal.last_seq + 1))
+    assert snap["shoe"] == [11, shoe_sim.shuffled_deck(68, 52)[11]]  # [seq, card] as before
     ctl._restore(snap)
     assert ctl.shoe_last == last and ctl.table.round == 1
 

@@ -31,3 +31,20 @@ void pitboss_soft_reset(void);
 // heap: the boot after a power cycle with a full journal missed the 180 KB budget by 800
 // B with 1,024 (docs/bench.md).
 #define MICROPY_OPT_MAP_LOOKUP_CACHE_SIZE       (512)
+
+// The collector's mark stack, 64 entries by default (2 bytes each on the rp2 port). At 64
+// it overflowed in every collection of a running table (a block with more unmarked
+// children than the stack has room for is enough), and each overflow costs
+// gc_deal_with_stack_overflow: a walk of the whole heap's allocation table and the marks
+// again. Measured on the emulated Pico (release image, six-seat Pai Gow rounds): a
+// collection 1.34 M -> 0.59 M cycles with 256 entries, the deepest any collection went
+// over a short budget session 105 entries; 128 keeps that with some spare, and an
+// overflow is only slower, never wrong. Each entry comes out of the GC heap
+// (docs/bench.md, 2026-12-07, "The collector's mark stack").
+#define MICROPY_ALLOC_GC_STACK_SIZE             (128)
+
+// The USB serial's receive ring, 512 bytes by default; its bytes come out of the GC heap
+// too. Half is enough: the receive is flow-controlled (what does not fit stays in
+// TinyUSB's own FIFO and the host waits: cdc_rx/cdc_rx.c), and the table's loop empties
+// the ring at every pass. It pays for the mark stack above.
+#define MICROPY_HW_STDIN_BUFFER_LEN             (256)
