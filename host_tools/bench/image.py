@@ -55,17 +55,25 @@ import pitboss.app as A
 t1 = time.ticks_us()
 gc.collect()
 a1 = gc.mem_alloc()
-t2 = time.ticks_us()
-app = A.app()
-t3 = time.ticks_us()
-gc.collect()
-t4 = time.ticks_us()
-gc.collect()
-t5 = time.ticks_us()
-from pitboss.verbs import board as VB
-m = VB.mem(app.ctl, [])
-print(json.dumps({"held": a1 - a0, "import_ms": (t1 - t0) / 1000, "app_ms": (t3 - t2) / 1000,
-                  "gc_ms": (t5 - t4) / 1000, "free": m["free"], "max_block": m["max_block"]}))
+r = {"held": a1 - a0, "import_ms": (t1 - t0) / 1000}
+try:
+    t2 = time.ticks_us()
+    app = A.app()
+    t3 = time.ticks_us()
+    gc.collect()
+    t4 = time.ticks_us()
+    gc.collect()
+    t5 = time.ticks_us()
+    from pitboss.verbs import board as VB
+    m = VB.mem(app.ctl, [])
+    r.update({"app_ms": (t3 - t2) / 1000, "gc_ms": (t5 - t4) / 1000, "free": m["free"],
+              "max_block": m["max_block"]})
+except MemoryError as e:  # the import's figures still stand (the stock image: render())
+    app = None
+    gc.collect()
+    r["app_error"] = "App() over the REPL: MemoryError %s (%d B free after it)" % (
+        e, gc.mem_free())
+print(json.dumps(r))
 """
 
 
@@ -293,6 +301,15 @@ def render(res) -> str:
         L.append("| %s | %s |%s %s |" % (name, " | ".join(cells),
                                         "".join(" %s |" % r for r in ratios),
                                         BUDGETS.get(name, "")))
+    # Why a REPL figure is "-": the step's own error, under the table.
+    notes = []
+    for i in imgs:
+        rp = res[i].get("repl") or {}
+        why = rp.get("error") or rp.get("app_error")
+        if why:
+            notes.append("- %s image: %s" % (i, why))
+    if notes:
+        L += [""] + notes
     return "\n".join(L)
 
 

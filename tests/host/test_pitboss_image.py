@@ -142,6 +142,27 @@ def test_the_before_after_table_has_a_row_per_figure_and_the_ratio():
     assert all(" - " not in r for r in rows)  # every figure is in a run's result
 
 
+def test_a_repl_step_that_failed_keeps_its_other_figures_and_says_why():
+    """The stock image's App() over the raw REPL can run out of heap (2026-12-07): its
+    import figures still go into the table, the App rows are "-", and the reason is
+    printed under the table, per image."""
+    from host_tools.bench import image as bench_image
+
+    ok = {"held": 46_000, "import_ms": 280.0, "app_ms": 900.0, "gc_ms": 17.0,
+          "free": 136_000, "max_block": 63_000}
+    short = {"held": 100_000, "import_ms": 600.0,
+             "app_error": "App() over the REPL: MemoryError memory allocation failed, "
+                          "allocating 1148 bytes (7000 B free after it)"}
+    text = bench_image.render({"stock": {"repl": short}, "pitboss": {"repl": ok},
+                               "release": {"repl": {"error": "could not enter raw repl"}}})
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ")]
+    assert "| heap held by import pitboss.app (B) | 100000 | 46000 | - | 0.46x |  |  |" in rows
+    assert "| App() built (ms) | - | 900.0 | - |  |  |  |" in rows
+    notes = [ln for ln in text.splitlines() if ln.startswith("- ")]
+    assert notes == ["- stock image: " + short["app_error"],
+                     "- release image: could not enter raw repl"]
+
+
 def _program_module(monkeypatch, tmp_path, core, romfs, core_digest=None, frozen=False):
     """The image's frozen pitboss_program, loaded on CPython with its two regions faked
     (bytes instead of the memory-mapped flash) and its manifest in tmp_path."""
