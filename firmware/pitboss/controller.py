@@ -118,8 +118,9 @@ class Controller(Dealing, Halting, Recording, Recovery):
         self._events = []  # the round in play, for the next snapshot
         self._lost = None  # the misdeal code once the round in play has lost a card
         # The shoe's last dealt frame, as its card event's int (card | (seq + 1) << 6:
-        # halting.event_dict), journalled with each shoe card and in snapshots, so the frame sequence runs on across power cycles too: frames sent
-        # while the board was off show as a gap (App primes the shoe with it at boot).
+        # halting.event_dict), journalled with each shoe card and in snapshots, so the
+        # frame sequence runs on across power cycles too: frames sent while the board was
+        # off show as a gap (App primes the shoe with it at boot).
         self.shoe_last = None
         self._replaying = False
         self._card_rec = CardRecord()

@@ -221,10 +221,9 @@ class Dealing:
         if s is None:
             self._events.append(c)
         else:
-            s = c | (s + 1) << 6
-            self._events.append(s)
-            self.shoe_last = s
-            s = (s >> 6) - 1
+            e = c | (s + 1) << 6
+            self._events.append(e)
+            self.shoe_last = e
         now = self.clock()
         if type(now) is int and now >= 0:
             # Recording._journal written out: Recording.append's card record, formatted
