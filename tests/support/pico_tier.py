@@ -389,7 +389,16 @@ class Jobs:
         started = a.board.exec(
             "import time\ntry:\n from pitboss_heap import started\nexcept ImportError:\n"
             " started = None\nprint(time.ticks_ms(), started and started())").split()
+        # `pitboss bench --port pico` runs its board script as a module written to the
+        # littlefs root, which the pitboss image keeps off sys.path (host_tools/bench/pico.py
+        # puts '/' on it for that import only): the same two steps with a probe.
+        from host_tools.bench.pico import import_module, put_module
+        put_module(a.board, "pitboss_probe", "import sys\nprint('probe', '/' in sys.path)\n")
+        probe = import_module(a.board, "pitboss_probe", timeout=60).split()
+        probe += a.board.exec("import os, sys\nprint('/' in sys.path, "
+                              "'pitboss_probe.mpy' in os.listdir('/'))").split()
         return {"copied": len(res.copied), "verified": verified, "region": region.strip(),
+                "probe": probe,
                 "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"],
                 "heap": json.loads(lines[-1]), "max_free_runs": free_runs,
                 "started": [int(started[0]), None if started[1] == "None" else int(started[1])]}
