@@ -187,14 +187,19 @@ def _table(p):
 
 
 def _shoe(p):
-    p.add_argument("--game", "-g", required=True)
-    p.add_argument("--seats", type=positive, default=3)
+    p.add_argument("--game", "-g",
+                   help="the game to deal (default: the one the table plays)")
+    p.add_argument("--seats", type=positive,
+                   help="seats to deal to (default: the table's, when it plays --game; "
+                   "else 3)")
     p.add_argument("--rounds", type=positive, default=1)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true",
                    help="each round's settlement as a JSON line instead of text")
     p.add_argument("--reconfigure", action="store_true",
-                   help="configure the table for --game even if it plays another game")
+                   help="configure the table for --game and --seats even if it plays "
+                   "another game, or already plays them (its house rules and paytables "
+                   "back to the game's defaults)")
 
 
 def _recall(p):

@@ -58,18 +58,30 @@ def cmd_shoe(args):
             if args.port in ("virtual", "pico"):
                 Configurator(t, args.board_id, keys).provision()
             conf = Configurator(t, keyid.choose(t, keys, args.board_id), keys)
-            playing = t.commands(["status"])[0].get("game")
-            if playing and playing != args.game and not args.reconfigure:
+            st = t.commands(["status"])[0]
+            playing = st.get("game")
+            game = args.game or playing
+            if game is None:
+                return fail("the table has no game yet: give --game (pitboss games "
+                            "lists them)")
+            if playing and playing != game and not args.reconfigure:
                 # A table of another game is not switched as a side effect (issue 29).
                 return fail("the table plays %s: --reconfigure switches it to %s (its "
                             "configuration changes, journalled), or give --game %s"
-                            % (playing, args.game, playing))
-            r = conf.configure(args.game, args.seats)
-            if not r.get("ok"):
-                return fail("configuration refused: %s" % r["error"]["message"])
+                            % (playing, game, playing))
+            has = st.get("table_seats") if playing == game else None
+            seats = args.seats or has or 3
+            # Nor is the table it plays reconfigured (which would drop the house rules and
+            # paytables `pitboss config --settings` gave it) when it has these seats and
+            # no round in play; else the configuration starts the rounds afresh.
+            if (args.reconfigure or seats != has
+                    or st.get("phase") not in ("configured", "settled")):
+                r = conf.configure(game, seats)
+                if not r.get("ok"):
+                    return fail("configuration refused: %s" % r["error"]["message"])
             from host_tools.progress import bar
             with bar(args.rounds, "rounds", "round") as shown:
-                for res in play_rounds(t, args.game, args.seats, args.rounds, args.seed):
+                for res in play_rounds(t, game, seats, args.rounds, args.seed):
                     # JSON lines with --json (a settlement each), else the rounds as text
                     shown.write(json.dumps(res) if args.json else
                                 "\n".join(describe_round(res)), file=sys.stdout)

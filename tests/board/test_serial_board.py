@@ -81,6 +81,55 @@ def test_a_round_through_the_shoe_settles_the_same_while_the_host_asks(flashed, 
                                                             busy[-1]["house_net"]]
 
 
+def test_the_shoe_deals_to_the_table_as_configured(flashed, tmp_path):
+    """`pitboss shoe` with no --game or --seats deals to the table as it stands: the game,
+    the seats and the house rules `pitboss config --settings` gave it are kept (a bench
+    technician's 6-seat, no-commission table is not turned into a 3-seat table of the
+    game's defaults); --seats that differ, or --reconfigure, configure it afresh."""
+    base, keys = flashed
+    flash = tmp_path / "flash"
+    shutil.copytree(base / "flash", flash)  # a board of its own: not configured yet
+    env = dict(os.environ, PITBOSS_KEYS=str(keys.folder))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "host_tools", *args], cwd=REPO,
+                              env=env, capture_output=True, text=True, timeout=300)
+
+    def rounds(n):
+        r = cli("recall", "--port", p, "--json", str(n))
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    with virtual_board(flash, service=False) as st:
+        p = st["port"]
+        r = cli("shoe", "--port", p, "--board-id", "s1")
+        assert r.returncode == 2 and "no game yet: give --game" in r.stderr, r  # usage
+        r = cli("config", "--port", p, "--board-id", "s1", "--game", "pr-pai-gow",
+                "--seats", "6", "--settings", '{"house": {"commission_bps": 0}}')
+        assert r.returncode == 0, r.stderr
+        r = cli("shoe", "--port", p, "--board-id", "s1", "--rounds", "2")
+        assert r.returncode == 0 and r.stdout.count("house net") == 2, r.stderr
+        kept = rounds(2)
+        seats = [s for x in kept for s in x["result"]["seats"]]
+        assert {len(x["result"]["seats"]) for x in kept} == {6}, kept
+        assert [s["commission"] for s in seats] == [0] * 12, seats
+        with ProtocolLink(p) as link:
+            link.ready()
+            assert link.request("status")["table_seats"] == 6
+        # --reconfigure: the game's defaults again (5% commission on a winning seat)
+        r = cli("shoe", "--port", p, "--board-id", "s1", "--rounds", "2", "--reconfigure")
+        assert r.returncode == 0, r.stderr
+        seats = [s for x in rounds(2) for s in x["result"]["seats"]]
+        assert len(seats) == 12 and any(s["commission"] > 0 for s in seats), seats
+        # other seats: configured afresh for them
+        r = cli("shoe", "--port", p, "--board-id", "s1", "--seats", "2")
+        assert r.returncode == 0, r.stderr
+        assert len(rounds(1)[0]["result"]["seats"]) == 2
+        with ProtocolLink(p) as link:
+            link.ready()
+            assert link.request("status")["table_seats"] == 2
+
+
 def test_cli_table_commands_in_production_and_the_clock(flashed, tmp_path):
     base, keys = flashed
     flash = tmp_path / "flash"

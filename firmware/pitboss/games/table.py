@@ -125,6 +125,11 @@ class Table:
     def game(self):
         return self._c["game"]
 
+    @property
+    def seat_count(self):
+        """The seats configured (status()'s "seats" are those with wagers this round)."""
+        return self._c["seats"]
+
     # What a game module reads (pitboss.games): the configuration in force and the round.
     @property
     def profile(self):

@@ -19,6 +19,9 @@ def status(ctl, args):
         # issue 30: a placeholder paytable is in use (only service mode lets one in)
         st["unverified"] = ctl.table.unverified
     if ctl.table is not None:
+        # The seats configured, so a host tool can deal to this table as it stands
+        # (`pitboss shoe` keeps the configuration when it plays the same game).
+        st["table_seats"] = ctl.table.seat_count
         # What each seat holds so far: dealt cards only. Undealt cards and the shoe
         # order are never known here, so they can never be revealed.
         # Face-down cards (the dealer's, the banker's, empty positions' packets) are
