@@ -68,8 +68,8 @@ def _board(board):
     sub = board.add_subparsers(dest="board_cmd", required=True)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--kind", choices=KINDS, default="virtual",
-                        help="virtual: the WebAssembly VM; pico: stock MicroPython on an "
-                             "emulated RP2040 (default virtual)")
+                        help="virtual: the WebAssembly VM; pico: an emulated RP2040 running "
+                             "the pitboss image (--uf2 for another) (default virtual)")
     common.add_argument("--state-dir", type=Path, default=None,
                         help="where tty/pid/log live (default .pitboss/KIND or "
                              "$PITBOSS_STATE/KIND)")

@@ -63,7 +63,9 @@ def start(flash_dir: str | os.PathLike | None = None, state_dir: Path | None = N
         raise BoardError(f"no board kind {kind!r} (kinds: {', '.join(KINDS)})")
     state_dir = Path(state_dir or default_state_dir(kind))
     if status(state_dir)["running"]:
-        raise BoardError(f"a board is already running (state {state_dir}); stop it first")
+        raise BoardError(f"a board is already running (state {state_dir}): stop it first "
+                         f"(pitboss board stop --state-dir {state_dir}), or start another "
+                         f"with --name")
     extra = []
     if kind == "pico":
         from host_tools.emu.pico import FirmwareError, find_firmware
