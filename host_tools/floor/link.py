@@ -13,6 +13,9 @@ import os
 import termios
 import tty
 
+from host_tools.link import portlock
+from host_tools.output import BoardError
+
 LINE_MAX = 1 << 20  # a reply longer than this is not one the firmware writes
 
 
@@ -34,9 +37,18 @@ class SerialLine:
         self._closed = None  # the reason, once the line is gone
 
     async def open(self):
+        # One command at a time on a port (host_tools.link.portlock, issue 29): while the
+        # collector follows a table, a `pitboss recall` on its port is refused as busy,
+        # naming the collector, instead of reading the collector's replies; and a port a
+        # command holds shows the table offline, "port busy", until it is let go.
+        try:
+            portlock.acquire(self.path)
+        except BoardError as e:
+            raise LinkError(str(e)) from None
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         except OSError as e:
+            portlock.release(self.path)
             raise LinkError("cannot open %s: %s" % (self.path, e.strerror)) from e
         try:
             tty.setraw(fd)
@@ -92,6 +104,7 @@ class SerialLine:
             except OSError:
                 pass
             self.fd = None
+            portlock.release(self.path)
 
     def close(self):
         if self._closed is None:

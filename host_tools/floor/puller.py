@@ -16,7 +16,10 @@ import time
 from host_tools.floor import link as linkmod
 from host_tools.floor.backends import DatabaseError
 from host_tools.floor.records import Refusal, verify
-from host_tools.table.auth import KeyStoreError
+from host_tools.link import ports
+from host_tools.output import BoardError
+from host_tools.table import keyid
+from host_tools.table.auth import KeyStoreError, fingerprint
 
 log = logging.getLogger("pitboss.floor")
 BATCH = 50  # records asked for per export (the board's EXPORT_MAX)
@@ -61,6 +64,7 @@ class Puller:
                     # The records' times are the board's clock: set it as every host
                     # table command does when it connects (journalled by the board).
                     await line.request("clock %d" % int(time.time()), self.timeout)
+                await self._check_key(line)
                 backoff = 1.0
                 while not self._stop.is_set():
                     await self.cycle(line)
@@ -90,6 +94,33 @@ class Puller:
                 if line is not None:
                     line.close()
         await self._offline("collector stopped", quiet=True)
+
+    async def _check_key(self, line):
+        """The store's key for this table's ID is the board's own, asked of the board as
+        every keyed command does (host_tools.table.keyid): else the table is offline with
+        a line naming the key that is the board's (--table NAME=PORT), or saying that none
+        is. Records checked under another board's key would all be refused as forged."""
+        r = await line.request("version", self.timeout)
+        if "key_fingerprint" not in r:
+            return  # firmware from before the board said its fingerprint
+        theirs = r["key_fingerprint"]
+        if self.keys.key_path(self.board).exists():
+            mine = fingerprint(self.keys.load_key(self.board))  # a bad file says so
+            why = "the key for %s (fingerprint %s) is not this board's" % (self.board, mine)
+        else:
+            mine, why = None, "no key for %s in %s" % (self.board, self.keys.folder)
+        if mine == theirs:
+            return
+        found = [name for name, f in keyid._store_keys(self.keys).items() if f == theirs]
+        if theirs is None:
+            hint = "the board has no key yet: pitboss provision --board-id %s" % self.board
+        elif found:
+            hint = "the board's key (fingerprint %s) is %s: --table %s=%s" % (
+                theirs, found[0], found[0], self.table.port)
+        else:
+            hint = ("no key there has the board's fingerprint %s: the store that "
+                    "provisioned it is another (--keys)" % theirs)
+        raise KeyStoreError("%s; %s" % (why, hint))
 
     async def _offline(self, why, quiet=False):
         was = self.online
@@ -216,4 +247,11 @@ class Puller:
 
 
 async def _open_serial(port):
+    # A kept emulated board (board:NAME, host_tools.link.ports) is looked up at each
+    # opening: one started after the collector, or started again, is found by its name.
+    if port.startswith(ports.PREFIX):
+        try:
+            port = ports.resolve(port)
+        except BoardError as e:
+            raise linkmod.LinkError(str(e)) from None
     return await linkmod.SerialLine(port).open()

@@ -158,3 +158,33 @@ def test_records_the_board_no_longer_has_are_a_flagged_gap(floor_db, tmp_path):
     assert [(x["kind"], x["seq_from"], x["seq_to"]) for x in a] == [("gap", 1, 6)]
     assert st.stored_record("t1", 6) is None and st.stored_record("t1", 7) is not None
     assert st.last_seq("t1") == t.app.ctl.journal.last_seq
+
+
+def test_a_table_followed_under_a_name_not_its_keys_is_offline_naming_its_key(tmp_path):
+    """The collector asks the board for its key's fingerprint as it connects (as every
+    keyed command does): a table followed under an ID whose key is not the board's is
+    offline with one line naming the key that is (--table NAME=PORT), or saying that the
+    store has none, instead of refusing every record as forged."""
+    import pytest
+
+    from host_tools.table.auth import KeyStore, KeyStoreError, fingerprint
+    t, keys = local_table(tmp_path, board="t1")
+    fp = fingerprint(keys.load_key("t1"))
+
+    def check(board, store=keys):
+        async def go():
+            await Puller(table(board), None, store, set_clock=False)._check_key(LocalLine(t))
+        asyncio.run(go())
+
+    check("t1")  # its own key: nothing to say
+    with pytest.raises(KeyStoreError) as e:
+        check("bj-01")
+    assert str(e.value) == ("no key for bj-01 in %s; the board's key (fingerprint %s) is "
+                            "t1: --table t1=local" % (keys.folder, fp))
+    keys.provision("bj-01")  # a key of that name, another board's
+    with pytest.raises(KeyStoreError, match=r"^the key for bj-01 \(fingerprint [0-9a-f]{8}\)"
+                       r" is not this board's; the board's key \(fingerprint %s\) is t1" % fp):
+        check("bj-01")
+    with pytest.raises(KeyStoreError, match="no key there has the board's fingerprint %s: "
+                       r"the store that provisioned it is another \(--keys\)" % fp):
+        check("t1", KeyStore(tmp_path / "other-keys"))

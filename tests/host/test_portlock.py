@@ -81,3 +81,40 @@ def test_waiting_for_a_silent_board_says_so_and_names_the_fixes(pty_port, capsys
     err = capsys.readouterr().err
     assert "waiting for %s to answer" % pty_port in err and "booting" in err, err
     assert "pitboss reset" in str(e.value) and "4 s" in str(e.value)
+
+
+def test_the_floor_collector_holds_each_port_it_follows(pty_port, tmp_path, monkeypatch):
+    """The collector's line (host_tools.floor.link) takes the same lock: a table whose
+    port another command holds is offline with that command named (and tried again), a
+    `pitboss recall` beside the collector is refused naming it, and closing the line lets
+    the port go. A kept board's board:NAME is looked up as the line opens."""
+    import asyncio
+
+    from host_tools.floor import link as linkmod
+    from host_tools.floor.puller import _open_serial
+    env = dict(os.environ)
+    first = _hold(pty_port, env)
+    try:
+        with pytest.raises(linkmod.LinkError, match="port busy: %s is held by pid %d "
+                           r"\(pitboss table" % (pty_port, first.pid)):
+            asyncio.run(linkmod.SerialLine(pty_port).open())
+    finally:
+        first.kill()
+        first.wait()
+
+    async def follow():
+        line = await _open_serial(pty_port)
+        try:
+            return subprocess.run([sys.executable, "-m", "host_tools", "recall", "--port",
+                                   pty_port], cwd=REPO, env=env, capture_output=True,
+                                  text=True, timeout=60)
+        finally:
+            line.close()
+    r = asyncio.run(follow())
+    assert r.returncode == 2 and "port busy: %s is held by pid %d" % (
+        pty_port, os.getpid()) in r.stderr, r.stderr
+    assert portlock.holder(pty_port) is None  # let go with the line
+
+    monkeypatch.setenv("PITBOSS_STATE", str(tmp_path / "state"))
+    with pytest.raises(linkmod.LinkError, match="no kept board named 'bench9' is running"):
+        asyncio.run(_open_serial("board:bench9"))
