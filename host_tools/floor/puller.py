@@ -111,7 +111,7 @@ class Puller:
             mine, why = None, "no key for %s in %s" % (self.board, self.keys.folder)
         if mine == theirs:
             return
-        found = [name for name, f in keyid._store_keys(self.keys).items() if f == theirs]
+        found = keyid.keys_with(self.keys, theirs)
         if theirs is None:
             hint = "the board has no key yet: pitboss provision --board-id %s" % self.board
         elif found:

@@ -29,14 +29,15 @@ def identity(target):
     return r.get("unique_id"), r.get("key_fingerprint"), "key_fingerprint" in r
 
 
-def _store_keys(keys):
-    """{name: fingerprint} of every current key in the store."""
-    out = {}
+def keys_with(keys, fp):
+    """The names of the store's current keys whose fingerprint is `fp`, sorted."""
+    out = []
     if not keys.folder.is_dir():
         return out
     for p in sorted(keys.folder.glob("*.key")):
         try:
-            out[p.stem] = fingerprint(keys.load_key(p.stem))
+            if fingerprint(keys.load_key(p.stem)) == fp:
+                out.append(p.stem)
         except (KeyStoreError, ValueError):
             continue
     return out
@@ -63,7 +64,7 @@ def choose(target, keys, board_id):
     if uid and keys.key_path("uid-" + uid).exists():
         if fingerprint(keys.load_key("uid-" + uid)) == fp:
             return "uid-" + uid
-    found = [name for name, f in _store_keys(keys).items() if f == fp]
+    found = keys_with(keys, fp)
     if len(found) == 1:
         return found[0]
     raise KeyMismatch("no key in %s is this board's (%s): give --board-id, or provision "

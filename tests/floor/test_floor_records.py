@@ -5,6 +5,8 @@ firmware's own (the controller in this process), tampered with on the line."""
 import asyncio
 import json
 
+import pytest
+
 from host_tools.floor import queries as q
 from host_tools.floor.puller import Puller
 from host_tools.floor.store import Store
@@ -165,8 +167,6 @@ def test_a_table_followed_under_a_name_not_its_keys_is_offline_naming_its_key(tm
     keyed command does): a table followed under an ID whose key is not the board's is
     offline with one line naming the key that is (--table NAME=PORT), or saying that the
     store has none, instead of refusing every record as forged."""
-    import pytest
-
     from host_tools.table.auth import KeyStore, KeyStoreError, fingerprint
     t, keys = local_table(tmp_path, board="t1")
     fp = fingerprint(keys.load_key("t1"))
