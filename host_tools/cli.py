@@ -31,6 +31,7 @@ def cmd_rank(args):
             profiles.get(args.game)
         except Refused as e:
             return say_failed(str(e))
+        refused = 0
         for n, line in enumerate(sys.stdin, 1):
             if not line.strip():
                 continue
@@ -38,8 +39,11 @@ def cmd_rank(args):
                 emit(rank_json(args.game, line, args.best))
             except Refused as e:
                 emit({"error": str(e), "kind": e.code, "line": n})
+                refused += 1
             sys.stdout.flush()
-        return 0
+        # Every line is answered; the exit code says whether any was refused (exit 1, as
+        # `pitboss table` does), so a script needs no parsing to know.
+        return 1 if refused else 0
     try:
         emit(rank_json(args.game, args.cards, args.best))
     except Refused as e:

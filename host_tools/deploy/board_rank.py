@@ -42,9 +42,12 @@ def rank_on_board(args):
             replies = rank_lines(board, args.game, [h for _, h in numbered], args.best)
     except BoardError as e:
         return fail(e)  # one line, exit 2
+    refused = 0
     for (n, _), reply in zip(numbered, replies):
         obj = as_printed(reply, n)
-        if "error" in obj and not args.batch:
-            return say_failed(obj["error"])
+        if "error" in obj:
+            if not args.batch:
+                return say_failed(obj["error"])
+            refused += 1
         emit(obj)
-    return 0
+    return 1 if refused else 0  # --batch: every line answered, exit 1 if any was refused

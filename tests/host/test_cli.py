@@ -1,5 +1,6 @@
 """`python -m host_tools rank / census / games` as a user runs them: JSON out, exit 2
-with one line on stderr for bad input, --batch going on past a bad line, and nothing
+with one line on stderr for bad input, --batch going on past a bad line (exit 1 once any
+was refused), and nothing
 but the standard library needed."""
 import json
 import os
@@ -46,11 +47,18 @@ def test_batch_goes_on_past_bad_lines():
     r = run("rank", "--game", "nj-3card", "--batch",
             stdin="As Ks Qs\nAs As 2c\n\n2c 3d 4h\n7c 8c\n")
     out = [json.loads(x) for x in r.stdout.splitlines()]
-    assert r.returncode == 0
+    assert r.returncode == 1  # every line answered; some refused
     assert out[0]["category"] == "royal_flush"
     assert out[1] == {"error": "duplicate card As", "kind": "duplicate_card", "line": 2}
     assert out[2]["category"] == "straight"  # NJ (d)4: three consecutive ranks
     assert out[3]["kind"] == "wrong_count" and out[3]["line"] == 5
+
+
+def test_batch_of_good_lines_exits_0():
+    r = run("rank", "--game", "nj-3card", "--batch", stdin="As Ks Qs\n\n2c 3d 4h\n")
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(x)["category"] for x in r.stdout.splitlines()] == \
+        ["royal_flush", "straight"]
 
 
 def test_best_of_seven():
@@ -89,3 +97,33 @@ def test_one_board_error_for_real_and_virtual_boards():
     assert boardlink.BoardError is errors.BoardError
     assert vboard.BoardError is errors.BoardError
     assert issubclass(errors.BoardError, RuntimeError)
+
+
+def test_batch_on_a_board_exits_1_once_a_line_is_refused(monkeypatch, capsys):
+    # `rank --port P --batch` prints the board's replies the same way, with the same exit.
+    import contextlib
+    import io
+    from types import SimpleNamespace
+
+    from host_tools.deploy import board_rank
+    from pitboss.verbs.rank import rank_reply
+
+    def replies(board, game, hands, best=False):
+        out = []
+        for h in hands:
+            try:
+                out.append(dict(rank_reply(game, h), ok=True))
+            except Exception as e:  # the board's error reply, as verbs.batch writes it
+                out.append({"ok": False, "error": {"message": str(e), "code": e.code}})
+        return out
+
+    monkeypatch.setattr(board_rank, "open_board", lambda port: contextlib.nullcontext())
+    monkeypatch.setattr(board_rank, "rank_lines", replies)
+    for text, code in (("As Ks Qs\n2c 3d 4h\n", 0), ("As Ks Qs\nAs As 2c\n", 1)):
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+        args = SimpleNamespace(batch=True, cards=[], game="nj-3card", best=False, port="x")
+        assert board_rank.rank_on_board(args) == code
+        out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        assert out[0]["category"] == "royal_flush" and len(out) == 2
+        if code:
+            assert out[1] == {"error": "duplicate card As", "kind": "duplicate_card", "line": 2}
