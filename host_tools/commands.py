@@ -46,7 +46,7 @@ def _rank(r):
 
 
 def _census(c):
-    c.add_argument("--game", "-g", required=True)
+    c.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
     c.add_argument("--method", choices=("exhaustive", "core", "grouped"),
                    default="exhaustive",
                    help="exhaustive: rank every hand; core: every hand through the rule "
@@ -56,7 +56,8 @@ def _census(c):
 
 
 def _games(g):
-    g.add_argument("--json", action="store_true")
+    g.add_argument("--json", action="store_true",
+                   help="one JSON array: each game's cards, deck, joker, categories, source")
 
 
 def _ports(p):
@@ -126,7 +127,9 @@ def _flash(f):
 
 def _verify(v):
     v.add_argument("--port", required=True, help="serial device")
-    v.add_argument("--board", default="auto", choices=_flash_choices())
+    v.add_argument("--board", default="auto", choices=_flash_choices(),
+                   help="board definition whose build to compare with (default: from the "
+                   "device's sys.platform)")
     v.add_argument("--source", action="store_true",
                    help="compare with the source build (default: the mode the board records)")
     v.add_argument("--json", action="store_true",
@@ -150,7 +153,9 @@ def _demo(d):
                    help="on the Pico, every vector (~100 s more)")
     d.add_argument("--rounds", type=positive, default=None,
                    help="rounds of each game (default 1 on the Pico, 2 on the virtual board)")
-    d.add_argument("--seed", type=int, default=2026)
+    d.add_argument("--seed", type=int, default=2026,
+                   help="seed of the dealt rounds: the same seed deals the same cards "
+                   "(default %(default)s)")
     d.add_argument("--screenshot", default=DEFAULT_SHOT,
                    help="where the display is saved, a .png (default %(default)s)")
 
@@ -192,8 +197,11 @@ def _shoe(p):
     p.add_argument("--seats", type=positive,
                    help="seats to deal to (default: the table's, when it plays --game; "
                    "else 3)")
-    p.add_argument("--rounds", type=positive, default=1)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rounds", type=positive, default=1,
+                   help="rounds to deal (default %(default)s)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the shuffles: the same seed deals the same cards "
+                   "(default %(default)s)")
     p.add_argument("--json", action="store_true",
                    help="each round's settlement as a JSON line instead of text")
     p.add_argument("--reconfigure", action="store_true",
@@ -203,8 +211,10 @@ def _shoe(p):
 
 
 def _recall(p):
-    p.add_argument("n", nargs="?", type=int, default=10)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("n", nargs="?", type=positive, default=10,
+                   help="how many of the last rounds (default %(default)s)")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON array of the rounds (seq, result) instead of the text")
 
 
 def _export(p):
@@ -214,7 +224,7 @@ def _export(p):
 
 
 def _screenshot(p):
-    p.add_argument("out")
+    p.add_argument("out", help="the PNG file to write (a .png path)")
 
 
 def _provision(p):
@@ -225,8 +235,9 @@ def _provision(p):
 
 
 def _config(p):
-    p.add_argument("--game", "-g", required=True)
-    p.add_argument("--seats", type=int, required=True)
+    p.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
+    p.add_argument("--seats", type=int, required=True,
+                   help="seats at the table (the game's limits are checked by the board)")
     p.add_argument("--settings", metavar="JSON",
                    help="more configuration: house rules, paytables (a JSON object)")
     p.add_argument("--json", action="store_true", help="print the board's reply as JSON")
@@ -284,12 +295,13 @@ def _collect(p):
 
 
 def _floor_round(p):
-    p.add_argument("board_id", metavar="BOARD")
-    p.add_argument("number", type=int)
+    p.add_argument("board_id", metavar="BOARD", help="the table's board id")
+    p.add_argument("number", type=int, help="the round's number at that table")
 
 
 def _floor_csv(p):
-    p.add_argument("what", choices=("rounds", "summary"))
+    p.add_argument("what", choices=("rounds", "summary"),
+                   help="rounds: one line a round; summary: one line a table and shift")
     p.add_argument("--out", help="file (default stdout)")
 
 
@@ -307,10 +319,12 @@ _FLOOR_LEAVES = (
 def _floor(f):
     fs = f.add_subparsers(dest="floor_command", required=True)
 
-    def common(p, period=True):
+    def common(p, period=True, json=True):
         p.add_argument("--db", help="SQLite file or postgresql://... (default "
                        "$PITBOSS_FLOOR_DB or floor.sqlite)")
-        p.add_argument("--json", action="store_true")
+        if json:  # (csv writes CSV only)
+            p.add_argument("--json", action="store_true",
+                           help="one JSON document instead of text")
         p.add_argument("--shifts", help="shift start hours, UTC (default 6,14,22)")
         p.add_argument("--board", help="one table only")
         if period:
@@ -322,14 +336,14 @@ def _floor(f):
     leaves = {}
     for name, help, period, more in _FLOOR_LEAVES:
         p = leaves[name] = fs.add_parser(name, help=help)
-        common(p, period)
+        common(p, period, json=name != "csv")
         if more:
             more(p)
     return leaves
 
 
 def _edge(e):
-    e.add_argument("--game", "-g", required=True)
+    e.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
     e.add_argument("--paytable", action="append", metavar="KIND=NAME|JSON",
                    help="a paytable as configured: a published table's name or its "
                    "lines as JSON (repeatable)")

@@ -127,3 +127,30 @@ def test_batch_on_a_board_exits_1_once_a_line_is_refused(monkeypatch, capsys):
         assert out[0]["category"] == "royal_flush" and len(out) == 2
         if code:
             assert out[1] == {"error": "duplicate card As", "kind": "duplicate_card", "line": 2}
+
+
+def test_every_option_says_what_it_does():
+    # `pitboss X -h` is a bench technician's manual: no option or argument without a line.
+    import argparse
+
+    from host_tools.cli import build_parser
+
+    bare = []
+
+    def walk(p, path):
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    walk(sub, path + [name])
+            elif not a.help and not isinstance(a, argparse._HelpAction):
+                bare.append("%s %s" % (" ".join(path), "/".join(a.option_strings) or a.dest))
+
+    walk(build_parser(), ["pitboss"])
+    assert bare == []
+
+
+def test_recall_of_no_rounds_is_refused_before_any_port():
+    r = run("recall", "0", "--port", "/dev/pitboss-no-such-port")
+    assert r.returncode == 2
+    assert r.stderr.strip() == \
+        "pitboss recall: argument n: must be at least 1, got 0 (see pitboss recall -h)"
