@@ -100,8 +100,12 @@ class PostgresBackend:
         try:
             import psycopg
         except ImportError:
-            raise DatabaseError("PostgreSQL needs psycopg 3: pip install -r "
-                                "requirements.txt (or pip install 'pitboss[floor]')")
+            import host_tools
+            # The fix for where pitboss runs from: a wheel has its [floor] extra, a
+            # checkout its pinned requirements (the same versions).
+            how = ("pip install 'pitboss[floor]'" if host_tools.INSTALLED
+                   else "python -m pip install -r requirements.txt")
+            raise DatabaseError("PostgreSQL needs psycopg 3: " + how)
         try:
             c = psycopg.connect(self.url, autocommit=True)
         except psycopg.Error as e:

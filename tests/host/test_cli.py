@@ -154,3 +154,18 @@ def test_recall_of_no_rounds_is_refused_before_any_port():
     assert r.returncode == 2
     assert r.stderr.strip() == \
         "pitboss recall: argument n: must be at least 1, got 0 (see pitboss recall -h)"
+
+
+@pytest.mark.parametrize("installed, fix", [
+    (True, "pip install 'pitboss[floor]'"),
+    (False, "python -m pip install -r requirements.txt")])
+def test_postgresql_without_its_driver_names_the_install_for_where_pitboss_runs(
+        monkeypatch, installed, fix):
+    import host_tools
+    from host_tools.floor.backends import DatabaseError, open_backend
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg -> ImportError
+    monkeypatch.setattr(host_tools, "INSTALLED", installed)
+    with pytest.raises(DatabaseError) as e:
+        open_backend("postgresql://floor@127.0.0.1/floor").connect()
+    assert str(e.value) == "PostgreSQL needs psycopg 3: " + fix
