@@ -456,6 +456,7 @@ class Journal:
         path = self._name(seg.number)
         self._sized(seg)
         f = self.fs.open(path, "rb")
+        stopped = False
         try:
             if not seg.hdr_ok and start_off == SEG_HDR:
                 # Read from its start: its header too (open(lazy=True) did not read it).
@@ -484,7 +485,16 @@ class Journal:
             # flash changed since): the journal refuses use, as after open().
             self._state = "corrupt"
             raise
+        except GeneratorExit:
+            stopped = True
+            raise
         finally:
-            f.close()
+            try:
+                f.close()
+            except OSError:
+                # A read-only close loses nothing; raised as the reader stops early, it
+                # would replace GeneratorExit (uncatchable: CPython calls it unraisable).
+                if not stopped:
+                    raise
 
     # -- checking what open(lazy=True) left --
