@@ -176,7 +176,7 @@ def main(argv=None):
         # Node, npm or the VM package missing, or a board that will not start: the message
         # says what to install or do; a traceback would hide it.
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-        return say_failed("%s: %s" % (args.command, lines[0] if lines else type(e).__name__))
+        return say_failed(lines[0] if lines else type(e).__name__, command=args.command)
     except Exception as e:  # noqa: BLE001
         # Every error is one line and exit 2, never a traceback; PITBOSS_DEBUG=1 shows it.
         import os

@@ -158,3 +158,14 @@ def test_an_empty_or_multi_line_table_argument_is_refused_before_the_port(tmp_pa
     r = run("table", "--port", NO_BOARD, "status", line, keys=tmp_path / "keys")
     one_line_exit_2(r, "one protocol line per argument")
     assert NO_BOARD not in r.stderr
+
+
+def test_a_missing_pico_image_is_one_line_naming_the_command_and_the_fix(tmp_path):
+    # The image or bootrom is found before the board starts (FirmwareError, a BoardError):
+    # `pitboss COMMAND: ...` as every other board that cannot start, not a class name.
+    env = dict(PITBOSS_PICO_UF2=str(tmp_path / "none.uf2"))
+    r = subprocess.run([sys.executable, "-m", "host_tools", "demo"], cwd=REPO,
+                       env=dict(os.environ, **env), capture_output=True, text=True,
+                       timeout=120)
+    one_line_exit_2(r, "pitboss demo: no Pico firmware at %s" % (tmp_path / "none.uf2"))
+    assert "PITBOSS_PICO_UF2" in r.stderr and "Error" not in r.stderr

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import host_tools
 from host_tools.emu import sidechannel
+from host_tools.output import BoardError
 
 HERE = Path(__file__).resolve().parent
 BOARD_MJS = HERE / "board.mjs"
@@ -41,8 +42,9 @@ WHERE_STOCK = ("get MicroPython v1.27.0 for RPI_PICO (%s) from "
 TIMEOUT = 900.0
 
 
-class FirmwareError(RuntimeError):
-    pass
+class FirmwareError(BoardError):
+    """The Pico's image or bootrom is missing or not the pinned one: a board that cannot
+    start, whose message names the file to give (one line from any command)."""
 
 
 def _shared_dirs(repo: Path):
