@@ -11,7 +11,7 @@ from pitboss.rules import profiles
 from pitboss.verbs.rank import rank_reply
 
 from host_tools import commands
-from host_tools.output import EXIT_BAD_INPUT, BoardError, emit, say_failed
+from host_tools.output import EXIT_BAD_INPUT, EXIT_REFUSED, BoardError, emit, say_failed
 
 
 def rank_json(gid, tokens, best=False):
@@ -41,9 +41,9 @@ def cmd_rank(args):
                 emit({"error": str(e), "kind": e.code, "line": n})
                 refused += 1
             sys.stdout.flush()
-        # Every line is answered; the exit code says whether any was refused (exit 1, as
+        # Every line is answered; the exit code says whether any was refused (as
         # `pitboss table` does), so a script needs no parsing to know.
-        return 1 if refused else 0
+        return EXIT_REFUSED if refused else 0
     try:
         emit(rank_json(args.game, args.cards, args.best))
     except Refused as e:

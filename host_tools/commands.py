@@ -37,7 +37,7 @@ class Handler:
 # ---- the arguments of each command -------------------------------------------------------
 
 def _rank(r):
-    r.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
+    _game(r)
     r.add_argument("--batch", action="store_true", help="read hands from stdin")
     r.add_argument("--best", action="store_true",
                    help="best hand of the game's size out of more cards")
@@ -45,8 +45,13 @@ def _rank(r):
     r.add_argument("cards", nargs="*", help="cards: As Td 9c Jk ...")
 
 
+def _game(p):
+    """The --game/-g every one-game command takes (rank, census, config, edge)."""
+    p.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
+
+
 def _census(c):
-    c.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
+    _game(c)
     c.add_argument("--method", choices=("exhaustive", "core", "grouped"),
                    default="exhaustive",
                    help="exhaustive: rank every hand; core: every hand through the rule "
@@ -235,7 +240,7 @@ def _provision(p):
 
 
 def _config(p):
-    p.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
+    _game(p)
     p.add_argument("--seats", type=int, required=True,
                    help="seats at the table (the game's limits are checked by the board)")
     p.add_argument("--settings", metavar="JSON",
@@ -343,7 +348,7 @@ def _floor(f):
 
 
 def _edge(e):
-    e.add_argument("--game", "-g", required=True, help="game id (see `pitboss games`)")
+    _game(e)
     e.add_argument("--paytable", action="append", metavar="KIND=NAME|JSON",
                    help="a paytable as configured: a published table's name or its "
                    "lines as JSON (repeatable)")

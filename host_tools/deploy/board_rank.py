@@ -6,7 +6,7 @@ pitboss.verbs.rank.rank_reply, and the host only reorders keys for printing.
 import sys
 
 from host_tools.deploy.ready import open_board
-from host_tools.output import BoardError, emit, fail, say_failed
+from host_tools.output import EXIT_REFUSED, BoardError, emit, fail, say_failed
 
 _FIELDS = ("game", "cards", "category", "score", "hand")
 CHUNK = 100  # lines per raw-REPL exec: keeps each paste small for slow USB boards
@@ -50,4 +50,4 @@ def rank_on_board(args):
                 return say_failed(obj["error"])
             refused += 1
         emit(obj)
-    return 1 if refused else 0  # --batch: every line answered, exit 1 if any was refused
+    return EXIT_REFUSED if refused else 0  # --batch: every line answered

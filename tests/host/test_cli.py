@@ -1,7 +1,6 @@
 """`python -m host_tools rank / census / games` as a user runs them: JSON out, exit 2
 with one line on stderr for bad input, --batch going on past a bad line (exit 1 once any
-was refused), and nothing
-but the standard library needed."""
+was refused), and nothing but the standard library needed."""
 import json
 import os
 import subprocess
