@@ -100,6 +100,11 @@ class App:
         the wait."""
         if self.ctl.idle():
             return 0
+        if self.registration is not None:
+            # The reader is asked every pass (register_poll), and a tag wakes no poll:
+            # left to the serial shoe's wait, a registration read one tag per 500 ms
+            # (a deck took 27 s of a Pico's time, issue 27).
+            return None
         return self.shoe.wait_ms()
 
     def note_mem(self):

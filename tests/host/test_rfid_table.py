@@ -120,3 +120,19 @@ def test_registration_refused_during_a_round(table):
     t.commands(["wager 1 ante=5", "deal"])
     r = conf.signed("deck-register")
     assert r["error"]["code"] == "wrong_phase"
+
+
+def test_a_registration_keeps_the_loop_asking_the_reader(table):
+    """While a deck is registered the main loop keeps its short pass (App.idle None): a
+    tag in the field wakes no poll, and the serial shoe's own wait (up to 500 ms a pass)
+    held each tag that long. Before and after, the shoe's wait."""
+    t, conf = table
+    t.app.ctl.idle = lambda: False  # (no idle work left: only the wait is asked)
+    assert t.app.idle() == t.app.shoe.wait_ms() != None  # noqa: E711
+    assert conf.signed("deck-register")["registering"]
+    assert t.app.idle() is None
+    for card in new_deck_order(52):
+        [r] = t.read(uid_for(card))
+        assert r["ok"], r
+    assert r["deck"] == 1
+    assert t.app.idle() == t.app.shoe.wait_ms()
