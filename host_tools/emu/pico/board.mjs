@@ -16,9 +16,11 @@
 // The rp2040js 1.4.1 fixes: flash.mjs (1), usbcdc.mjs (2, 4), uart.mjs (3, 6), the
 // run loop below (5: an idle chip with no timer armed waits for input instead of spinning;
 // one with a timer armed runs ahead of the wall clock only so far: LEAD_NS), and
-// fastcore.mjs (7: the instruction decoder as a table, for speed; rp2040.mjs installs it).
+// fastcore.mjs (7: the instruction decoder as a table, for speed; rp2040.mjs installs it),
+// and wasmcore.mjs (8: rp2040js's core in WebAssembly, thumbcore.c, run in batches).
 import { RP2040, ConsoleLogger, LogLevel, fastcore } from './rp2040.mjs';
 import { checkSram } from './fastcore.mjs';
+import { attach as attachWasmCore } from './wasmcore.mjs';
 import { loadBootrom, loadUF2 } from './image.mjs';
 import { FlashFile } from './flash.mjs';
 import { CDCLink } from './usbcdc.mjs';
@@ -31,6 +33,7 @@ import { serveControl } from './control.mjs';
 const NS_PER_CYCLE = 8; // 125 MHz
 const WATCHDOG_EXIT = 75; // host_tools/emu/vboard_daemon.py: WATCHDOG_EXIT
 const SLICE = 200000;   // instructions between looks at the host's input
+const MAX_BATCH = 0x7fffffff;  // cycles a batch may run when no alarm is set
 
 function parseArgs(argv) {
   const a = { gpio: {}, display: true, rfid: true };
@@ -62,6 +65,9 @@ const args = parseArgs(process.argv.slice(2));
 const mcu = new RP2040();
 // "Read from invalid SIO address 0x50/0x58" on every flash write is harmless noise.
 mcu.logger = new ConsoleLogger(LogLevel.Error);
+// Fix 8: batches of instructions in thumbcore.wasm (its memories become the chip's: before
+// the bootrom, the UF2 or the flash file is loaded).
+const fast = attachWasmCore(mcu, { nsPerCycle: NS_PER_CYCLE });
 mcu.loadBootrom(loadBootrom(args.bootrom));
 const core = mcu.core;
 const clock = mcu.clock;
@@ -147,6 +153,18 @@ function aheadNs(to) {  // how far chip time `to` is past what the wall allows
   return to - anchorChip - Number(process.hrtime.bigint() - anchorWall) - LEAD_NS;
 }
 
+// What the host already handed a device model (a shoe's frames not yet acknowledged, an
+// RFID deck still to pass the antenna) is its input still arriving: the chip is not
+// waiting for the host then, and runs unpaced, as while the host writes; the lead counts
+// from the last of it. (With thumbcore.wasm a six-seat Pai Gow round takes ~0.4 s of
+// CPU; paced from the host's last word, the 1.1 s of its frames at 9600 baud held it
+// to ~1 s of wall time.)
+let inputPending = false;
+function hostInputPending() {
+  for (const s of shoes) if (!s.idle) return true;
+  return rfid.deck.length > 0;
+}
+
 let scheduled = false;
 let timer = null;
 function wake() {
@@ -202,6 +220,13 @@ function run() {
       const next = clock.nanosToNextAlarm;
       if (!clock.nextAlarm) { idle = true; break; }  // fix 5: nothing can happen until input
       if (next > 0) {
+        if (hostInputPending()) {
+          hostSpoke();
+          inputPending = true;
+        } else if (inputPending) {  // the lead counts from the last of it
+          hostSpoke();
+          inputPending = false;
+        }
         const ahead = aheadNs(clock.nanos + next);
         if (ahead > 0) { pause = Math.min(Math.ceil(ahead / 1e6), 1000); break; }
       }
@@ -214,10 +239,24 @@ function run() {
         const pc = core.PC;
         profile.pcs.set(pc, (profile.pcs.get(pc) || 0) + 1);
       }
-      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
-      if (cutAtCycle >= 0 && core.cycles >= cutAtCycle) {
-        powerCut(`at cycle ${cutAtCycle}`);
-        return;
+      // A batch in thumbcore.wasm up to the clock's next alarm (fix 8), except while
+      // profiling (a sample per instruction), with a cut armed at a cycle, or with an
+      // interrupt to check: then, and for what the module leaves to it, rp2040js's core.
+      let n = 0;
+      if (fast !== null && profile === null && cutAtCycle < 0 && !core.interruptsUpdated) {
+        const alarm = clock.nextAlarm;
+        const limit = alarm === null ? MAX_BATCH
+          : Math.min(MAX_BATCH, Math.ceil((alarm.nanos - clock.nanos) / NS_PER_CYCLE));
+        if (limit > 0) n = fast.run(limit, SLICE - i);
+      }
+      if (n > 0) {
+        i += n - 1;
+      } else {
+        clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+        if (cutAtCycle >= 0 && core.cycles >= cutAtCycle) {
+          powerCut(`at cycle ${cutAtCycle}`);
+          return;
+        }
       }
     }
     if (!running) return;
@@ -248,7 +287,7 @@ process.on('SIGTERM', () => {
 
 if (args.ctl) {
   serveControl(args.ctl, {
-    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, cdc,
+    mcu, core, clock, flash, uarts, shoes, gpio, display, rfid, stats, cdc, fast,
     wake() { hostSpoke(); wake(); },  // a control command: the host spoke
     cutAt(cycle) { cutAtCycle = cycle; },
     cutNow() { powerCut('now (host)'); },

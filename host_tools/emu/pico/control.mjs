@@ -1,6 +1,8 @@
 // The host's control socket: one JSON object per line in, one JSON reply per line out.
 //   {"cmd": "cycles"}                                  -> cycles, ns (emulated), boot figures,
-//                                                       usb_starved (usbcdc.mjs)
+//                                                       usb_starved (usbcdc.mjs), cpu_s (this
+//                                                       process's user CPU), wasm (batches and
+//                                                       instructions run by fix 8)
 //   {"cmd": "profile", "on": true|false}               start sampling the program counter
 //                                                       (every 64th instruction) / stop:
 //                                                       samples [[pc, n], ...] (docs/bench.md);
@@ -42,7 +44,9 @@ export function serveControl(path, board) {
     switch (req.cmd) {
       case 'cycles':
         return reply({ cycles: core.cycles, ns: clock.nanos, usb_starved: board.cdc.starved(),
-                       ...stats });
+                       ...stats, cpu_s: process.cpuUsage().user / 1e6,
+                       // fix 8: batches run in thumbcore.wasm and their instructions
+                       wasm: board.fast ? { runs: board.fast.runs, executed: board.fast.executed } : null });
       case 'lines': {
         const ns = board.cdc.lineNs;
         board.cdc.lineNs = [];

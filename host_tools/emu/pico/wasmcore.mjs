@@ -1,0 +1,119 @@
+// Fix 8 (DEVELOPERS.md, "Pico board"): rp2040js's core run in batches by thumbcore.wasm
+// (thumbcore.c says what it is and what it leaves to rp2040js). This module gives the
+// WebAssembly module the RP2040's memories (rp2040js's SRAM, flash, bootrom and the core's
+// registers become views of the module's memory, so both cores and every peripheral see
+// the same bytes), rp2040js's own memory methods for every other address, and the run
+// loop (board.mjs) one call: run(limit, max).
+//
+// Timing is rp2040js's: a batch stops at the clock's next alarm (the instruction that
+// reaches it is the last, as when the clock is ticked after each one), and before a
+// peripheral is read or written the clock and the core's cycle count are brought up to
+// that instruction, which then ends the batch. A batch never starts with an interrupt
+// to check (core.interruptsUpdated): the JavaScript core takes that instruction.
+//
+// PITBOSS_PICO_WASMCORE=0 keeps the JavaScript core alone (a comparison run).
+import { readFileSync } from 'node:fs';
+
+const SRAM_SIZE = 264 * 1024;
+const FLASH_SIZE = 16 * 1024 * 1024;
+const BOOTROM_WORDS = 4096;
+const RAM_START = 0x20000000;
+const FLASH_START = 0x10000000;
+export const STOP = ['limit', 'javascript', 'io'];
+
+/** The module's bytes (committed beside its source; build_thumbcore.sh rebuilds them). */
+export function wasmBytes() {
+  return readFileSync(new URL('./thumbcore.wasm', import.meta.url));
+}
+
+/** Throws if rp2040js maps a peripheral where thumbcore.c stores straight into SRAM. */
+function checkMap(mcu) {
+  for (let a = RAM_START; a < RAM_START + SRAM_SIZE; a += 0x4000) {
+    if (mcu.findPeripheral(a)) throw new Error(`a peripheral at 0x${a.toString(16)}, inside SRAM`);
+  }
+}
+
+/** Moves mcu's memories into the module and returns { run(limit, max) -> instructions,
+ *  stop, runs, exits }; null when PITBOSS_PICO_WASMCORE=0. Call it right after
+ *  `new RP2040()`, before anything holds mcu.flash or mcu.sram (the bootrom, the UF2, the
+ *  flash file). nsPerCycle: the run loop's clock step. */
+export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
+  if (process.env.PITBOSS_PICO_WASMCORE === '0') return null;
+  checkMap(mcu);
+  const core = mcu.core;
+  const clock = mcu.clock;
+  let synced = 0;  // cycles of the current batch already given to the clock
+  function sync(before) {
+    const d = before - synced;
+    if (d > 0) {
+      synced = before;
+      core.cycles += d;
+      clock.tick(d * nsPerCycle);
+    }
+  }
+  const env = {
+    r32: (a, b) => { sync(b); return mcu.readUint32(a); },
+    r16: (a, b) => { sync(b); return mcu.readUint16(a); },
+    r8: (a, b) => { sync(b); return mcu.readUint8(a); },
+    w32: (a, v, b) => { sync(b); mcu.writeUint32(a, v); },
+    w16: (a, v, b) => { sync(b); mcu.writeUint16(a, v); },
+    w8: (a, v, b) => { sync(b); mcu.writeUint8(a, v); },
+  };
+  const ex = new WebAssembly.Instance(new WebAssembly.Module(bytes || wasmBytes()), { env }).exports;
+  const buf = ex.memory.buffer;
+
+  const sram = new Uint8Array(buf, ex.sram(), SRAM_SIZE);
+  sram.set(mcu.sram);
+  mcu.sram = sram;
+  mcu.sramView = new DataView(buf, sram.byteOffset, SRAM_SIZE);
+  const flash = new Uint8Array(buf, ex.flash(), FLASH_SIZE);
+  flash.set(mcu.flash);
+  mcu.flash = flash;
+  mcu.flash16 = new Uint16Array(buf, flash.byteOffset, FLASH_SIZE / 2);
+  mcu.flashView = new DataView(buf, flash.byteOffset, FLASH_SIZE);
+  const bootrom = new Uint32Array(buf, ex.bootrom(), BOOTROM_WORDS);
+  bootrom.set(mcu.bootrom);
+  mcu.bootrom = bootrom;
+  const regs = new Uint32Array(buf, ex.regs(), 16);
+  regs.set(core.registers);
+  core.registers = regs;
+  const flags = new Uint8Array(buf, ex.flags(), 6);  // N Z C V, PRIMASK.PM, interruptsUpdated
+
+  const fast = {
+    stop: 0,      // why the last run stopped (STOP's index)
+    runs: 0,      // batches run
+    executed: 0,  // instructions run by the module
+    /** Up to `max` instructions, stopping once `limit` cycles ran (the next alarm). The
+     *  clock and core.cycles are advanced; returns the instructions run (0: the next one
+     *  is the JavaScript core's). */
+    run(limit, max) {
+      flags[0] = core.N ? 1 : 0;
+      flags[1] = core.Z ? 1 : 0;
+      flags[2] = core.C ? 1 : 0;
+      flags[3] = core.V ? 1 : 0;
+      flags[4] = core.PM ? 1 : 0;
+      flags[5] = 0;
+      synced = 0;
+      const cycles = ex.run(limit, max, core.currentMode === 1 ? 1 : 0);
+      core.N = flags[0] === 1;
+      core.Z = flags[1] === 1;
+      core.C = flags[2] === 1;
+      core.V = flags[3] === 1;
+      core.PM = flags[4] === 1;
+      if (flags[5]) core.interruptsUpdated = true;  // CPSIE, MSR PRIMASK
+      const rest = cycles - synced;
+      if (rest > 0) {
+        core.cycles += rest;
+        clock.tick(rest * nsPerCycle);
+      }
+      const n = ex.executed();
+      this.stop = ex.stop();
+      this.runs++;
+      this.executed += n;
+      return n;
+    },
+  };
+  return fast;
+}
+
+export { RAM_START, FLASH_START };
