@@ -29,7 +29,7 @@ function fail(msg) {
   process.exit(1);
 }
 
-let seed = Number(process.env.THUMBCORE_SEED || 0x6d2b79f5) >>> 0;
+let seed = (Number(process.env.THUMBCORE_SEED) || 0x6d2b79f5) >>> 0;  // (xorshift: never 0)
 function rnd() {  // xorshift32: the same trials every run
   seed ^= seed << 13; seed >>>= 0;
   seed ^= seed >>> 17;
@@ -63,7 +63,9 @@ if (!fast) fail('PITBOSS_PICO_WASMCORE=0: nothing to check');
 // its accesses through these methods: the SRAM, flash and bootrom ones are not logged).
 const fastAddr = (a) => {
   const u = a >>> 0;
-  return u === 0xd0000000 || (u >= RAM && u < SRAM_END) || (u >= FLASH && u < 0x14000000) || u < 0x4000;
+  return u === 0xd0000000 || (u >= RAM && u < SRAM_END) || (u >= FLASH && u < 0x14000000) || u < 0x4000
+    || (u >= 0xd0000060 && u < 0xd0000080) || (u >= 0xd0000100 && u < 0xd0000180)  // divider, spinlocks
+    || u === 0x40054024 || u === 0x40054028;  // the timer's raw count
 };
 boards.forEach((b, k) => {
   for (const m of ['readUint32', 'readUint16', 'readUint8']) {
@@ -87,7 +89,7 @@ boards.forEach((b, k) => {
 // that alarm forever, on both boards.)
 const EDGES = [RAM, SRAM_END - 4, SRAM_END - 2, SRAM_END - 1, SRAM_END, SRAM_END + 2, FLASH,
   FLASH + 0xfffffc, FLASH + 0xfffffe, FLASH + 0x1000000, 0x11000010, 0x13fffffc, 0x3ffc,
-  0x4000, 0xd0000000, 0xd0000004, 0xd000001c, 0x40054028, 0x4005400c, 0x40008000,
+  0x4000, 0xd0000000, 0xd0000004, 0xd000001c, 0xd000007c, 0xd0000180, 0xd0000140, 0x40054028, 0x4005400c, 0x40008000,
   0xe000e100, 0xe000ed08, 0x50100000, 0xfffffff9, 0xfffffffc, 0x7ffffffe];
 function regValue() {
   const r = rnd() % 10;
@@ -208,6 +210,9 @@ for (let t = 0; t < TRIALS; t++) {
     if (x[f] !== y[f]) diff.push(`${f} ${x[f]} ${y[f]}`);
   }
   if (A.clock.nanos !== B.clock.nanos) diff.push(`clock ${A.clock.nanos} ${B.clock.nanos}`);
+  for (const f of ['divDividend', 'divDivisor', 'divQuotient', 'divRemainder', 'divCSR', 'spinLock']) {
+    if (!Object.is(A.sio[f], B.sio[f])) diff.push(`sio.${f} ${A.sio[f]} ${B.sio[f]}`);
+  }
   for (const [lo, n] of [[DATA - RAM, WINDOW], [CODE - RAM, 256], [sp - RAM - 64, 256]]) {
     if (Buffer.compare(A.sram.subarray(lo, lo + n), B.sram.subarray(lo, lo + n))) diff.push(`sram at 0x${(lo + RAM).toString(16)}`);
   }

@@ -54,6 +54,22 @@ static uint32_t sram_w[SRAM_SIZE / 4];
 static uint32_t flash_w[FLASH_SIZE / 4];
 #define SRAM ((uint8_t *)sram_w)
 #define FLASH ((uint8_t *)flash_w)
+// State shared with rp2040js's objects (wasmcore.mjs makes their fields views of these):
+// the SIO's divider and spinlocks, the clock at the batch's start.
+static double shared_f64[6];   // clock ns at the batch's start, ns a cycle, divider
+                               // dividend, divisor, quotient, remainder (JS numbers)
+static int32_t shared_i32[3];  // divider CSR, spinlocks, core cycles the divider added
+#define NANOS0 shared_f64[0]
+#define NS_PER_CYCLE shared_f64[1]
+#define DIV_DIVIDEND shared_f64[2]
+#define DIV_DIVISOR shared_f64[3]
+#define DIV_QUOTIENT shared_f64[4]
+#define DIV_REMAINDER shared_f64[5]
+#define DIV_CSR shared_i32[0]
+#define SPINLOCKS shared_i32[1]
+#define EXTRA_CYCLES shared_i32[2]
+EXPORT("shared_f64") double *p_shared_f64(void) { return shared_f64; }
+EXPORT("shared_i32") int32_t *p_shared_i32(void) { return shared_i32; }
 static uint32_t executed;  // instructions in the last run
 static uint32_t stop;      // why the last run stopped (STOP_*)
 
@@ -79,6 +95,88 @@ static inline void st16(uint8_t *p, uint32_t v) { *(u16u *)p = (uint16_t)v; }
 static uint32_t before;  // cycles of the batch before the current instruction
 static int io;           // the current instruction went through rp2040js
 
+// ---- the SIO's divider and spinlocks, the timer's raw count: rp2040js's code for them ----
+// The SDK divides with the SIO's divider (five accesses a division), takes spinlocks in
+// its critical sections and reads the timer's raw count for every time check: together
+// 85% of what ended batches on a Pai Gow round. Each is written here as rp2040js has it
+// (sio.js, peripherals/timer.js), on state the JavaScript objects share.
+static uint32_t to_u32(double x) {  // ToUint32
+  if (!(x == x) || x == 1.0 / 0.0 || x == -1.0 / 0.0) return 0;
+  return (uint32_t)(int64_t)x;  // (truncates toward zero; |x| < 2^63 here)
+}
+
+static void divide(int is_signed) {  // SIO.updateHardwareDivider
+  if (DIV_DIVISOR == 0) {
+    DIV_QUOTIENT = DIV_DIVIDEND > 0 ? -1 : 1;
+    DIV_REMAINDER = DIV_DIVIDEND;
+  } else if (is_signed) {
+    int32_t a = (int32_t)to_u32(DIV_DIVIDEND), b = (int32_t)to_u32(DIV_DIVISOR);
+    DIV_QUOTIENT = (double)a / (double)b;
+    if (b == 0) {  // (a divisor that is 0 only as an int32: JavaScript's x % 0)
+      DIV_REMAINDER = 0.0 / 0.0;
+    } else {
+      int64_t r = (int64_t)a % (int64_t)b;
+      DIV_REMAINDER = r == 0 && a < 0 ? -0.0 : (double)r;  // (JavaScript's % keeps -0)
+    }
+  } else {
+    uint32_t a = to_u32(DIV_DIVIDEND), b = to_u32(DIV_DIVISOR);
+    DIV_QUOTIENT = (double)a / (double)b;
+    DIV_REMAINDER = b ? (double)(a % b) : 0.0 / 0.0;
+  }
+  DIV_CSR = 3;
+  EXTRA_CYCLES += 8;  // (rp2040js adds them to core.cycles, not to the instruction)
+}
+
+#define SIO_DIV 0xd0000060u       // UDIVIDEND .. CSR (0x78)
+#define SIO_SPINLOCK 0xd0000100u  // SPINLOCK0 .. SPINLOCK31
+#define TIMERAWH 0x40054024u
+#define TIMERAWL 0x40054028u
+
+// A word read from one of these, or -1.
+static int64_t io_rd32(uint32_t u) {
+  if (u - SIO_DIV <= 0x18) {
+    switch (u - SIO_DIV) {
+      case 0x00: case 0x08: return to_u32(DIV_DIVIDEND);
+      case 0x04: case 0x0c: return to_u32(DIV_DIVISOR);
+      case 0x10: DIV_CSR &= ~2; return to_u32(DIV_QUOTIENT);
+      case 0x14: return to_u32(DIV_REMAINDER);
+      default: return (uint32_t)DIV_CSR;
+    }
+  }
+  if (u - SIO_SPINLOCK <= 0x7c) {
+    int32_t bit = (int32_t)(1u << ((u - SIO_SPINLOCK) >> 2));
+    if (SPINLOCKS & bit) return 0;
+    SPINLOCKS |= bit;
+    return (uint32_t)bit;
+  }
+  if (u == TIMERAWL || u == TIMERAWH) {
+    double time = (NANOS0 + (double)before * NS_PER_CYCLE) / 1000;  // clock.nanos / 1000
+    if (u == TIMERAWL) return to_u32(time);
+    return to_u32(time / 4294967296.0);  // Math.floor (time >= 0)
+  }
+  return -1;
+}
+
+// A word written to one of these: 1, else 0.
+static int io_wr32(uint32_t u, uint32_t v) {
+  if (u - SIO_DIV <= 0x14) {
+    switch (u - SIO_DIV) {
+      case 0x00: DIV_DIVIDEND = v; divide(0); break;
+      case 0x08: DIV_DIVIDEND = v; divide(1); break;
+      case 0x04: DIV_DIVISOR = v; divide(0); break;
+      case 0x0c: DIV_DIVISOR = v; divide(1); break;
+      case 0x10: DIV_QUOTIENT = v; DIV_CSR = 3; break;
+      default: DIV_REMAINDER = v; DIV_CSR = 3; break;
+    }
+    return 1;
+  }
+  if (u - SIO_SPINLOCK <= 0x7c) {
+    SPINLOCKS &= ~(int32_t)(1u << ((u - SIO_SPINLOCK) >> 2));
+    return 1;
+  }
+  return 0;
+}
+
 // ---- memory: rp2040js's RP2040 methods, their SRAM/flash/bootrom paths inline -----------
 // a: the address as rp2040js's body computed it (a double there: int64 here).
 // (rp2040.readUint32 and writeUint32 take the address >>> 0 first: a base plus a negative
@@ -97,6 +195,9 @@ static uint32_t rd32(int64_t a) {
       return ld32(SRAM + (u - RAM_START));
     } else if (u == SIO_CPUID) {
       return 0;
+    } else {
+      int64_t v = io_rd32(u);
+      if (v >= 0) return (uint32_t)v;
     }
   }
   io = 1;
@@ -125,6 +226,7 @@ static void wr32(int64_t a, uint32_t v) {
     st32(SRAM + (u - RAM_START), v);
     return;
   }
+  if (!(u & 3) && io_wr32(u, v)) return;
   io = 1;
   js_w32((double)a, (double)v, before);
 }

@@ -43,12 +43,25 @@ export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
   const core = mcu.core;
   const clock = mcu.clock;
   let synced = 0;  // cycles of the current batch already given to the clock
+  let shared32 = null;  // (set below: the divider's extra cycles are its [2])
+  let flags = null;
   function sync(before) {
+    // A peripheral may look at the core (an interrupt raised while it waits enters the
+    // exception at once, stacking the flags): the core's fields as the module has them.
+    core.N = flags[0] === 1;
+    core.Z = flags[1] === 1;
+    core.C = flags[2] === 1;
+    core.V = flags[3] === 1;
+    core.PM = flags[4] === 1;
     const d = before - synced;
     if (d > 0) {
       synced = before;
       core.cycles += d;
       clock.tick(d * nsPerCycle);
+    }
+    if (shared32[2]) {
+      core.cycles += shared32[2];
+      shared32[2] = 0;
     }
   }
   const env = {
@@ -77,7 +90,23 @@ export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
   const regs = new Uint32Array(buf, ex.regs(), 16);
   regs.set(core.registers);
   core.registers = regs;
-  const flags = new Uint8Array(buf, ex.flags(), 6);  // N Z C V, PRIMASK.PM, interruptsUpdated
+  flags = new Uint8Array(buf, ex.flags(), 6);  // N Z C V, PRIMASK.PM, interruptsUpdated
+  // The SIO's divider and spinlocks live in the module (thumbcore.c runs them); rp2040js's
+  // SIO reads and writes the same numbers through these properties.
+  const f64 = new Float64Array(buf, ex.shared_f64(), 6);
+  shared32 = new Int32Array(buf, ex.shared_i32(), 3);
+  const sio = mcu.sio;
+  const share = (name, arr, i) => {
+    arr[i] = sio[name];
+    Object.defineProperty(sio, name, { get: () => arr[i], set: (v) => { arr[i] = v; } });
+  };
+  share('divDividend', f64, 2);
+  share('divDivisor', f64, 3);
+  share('divQuotient', f64, 4);
+  share('divRemainder', f64, 5);
+  share('divCSR', shared32, 0);
+  share('spinLock', shared32, 1);
+  f64[1] = nsPerCycle;
 
   const fast = {
     stop: 0,      // why the last run stopped (STOP's index)
@@ -93,6 +122,7 @@ export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
       flags[3] = core.V ? 1 : 0;
       flags[4] = core.PM ? 1 : 0;
       flags[5] = 0;
+      f64[0] = clock.nanos;  // (the timer's raw count: the clock at the batch's start)
       synced = 0;
       const cycles = ex.run(limit, max, core.currentMode === 1 ? 1 : 0);
       core.N = flags[0] === 1;
@@ -102,6 +132,10 @@ export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
       core.PM = flags[4] === 1;
       if (flags[5]) core.interruptsUpdated = true;  // CPSIE, MSR PRIMASK
       const rest = cycles - synced;
+      if (shared32[2]) {
+        core.cycles += shared32[2];
+        shared32[2] = 0;
+      }
       if (rest > 0) {
         core.cycles += rest;
         clock.tick(rest * nsPerCycle);
