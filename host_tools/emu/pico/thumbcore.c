@@ -48,7 +48,7 @@ IMPORT("w8") void js_w8(double addr, double value, uint32_t before);
 
 // The memories rp2040js's RP2040 reads and writes (wasmcore.mjs points its typed arrays here).
 static uint32_t regs[16];
-static uint8_t flags[6];  // N, Z, C, V, PRIMASK.PM, interruptsUpdated (set: ends the batch)
+static uint8_t flags[8] __attribute__((aligned(4)));  // N, Z, C, V, PRIMASK.PM, interruptsUpdated (set: ends the batch)
 static uint32_t bootrom[BOOTROM_SIZE / 4];
 static uint32_t sram_w[SRAM_SIZE / 4];
 static uint32_t flash_w[FLASH_SIZE / 4];
@@ -187,12 +187,11 @@ static int io_wr32(uint32_t u, uint32_t v) {
 static uint32_t rd32(int64_t a) {
   uint32_t u = (uint32_t)a;
   if (!(u & 3)) {
+    if (u - RAM_START < SRAM_SIZE - 3) return ld32(SRAM + (u - RAM_START));  // (the commonest)
     if (u < BOOTROM_SIZE) return bootrom[u >> 2];
     if (u >= FLASH_START && u < FLASH_END) {
       uint32_t off = u & 0xffffff;
       if (off + 3 < FLASH_SIZE) return ld32(FLASH + off);
-    } else if (u >= RAM_START && u + 3 < RAM_START + SRAM_SIZE) {
-      return ld32(SRAM + (u - RAM_START));
     } else if (u == SIO_CPUID) {
       return 0;
     } else {
@@ -205,15 +204,15 @@ static uint32_t rd32(int64_t a) {
 }
 
 static uint32_t rd16(int64_t a) {
-  if (a >= FLASH_START && a + 1 < FLASH_START + FLASH_SIZE) return ld16(FLASH + (a - FLASH_START));
   if (a >= RAM_START && a + 1 < RAM_START + SRAM_SIZE) return ld16(SRAM + (a - RAM_START));
+  if (a >= FLASH_START && a + 1 < FLASH_START + FLASH_SIZE) return ld16(FLASH + (a - FLASH_START));
   io = 1;
   return js_r16((double)a, before);
 }
 
 static uint32_t rd8(int64_t a) {
-  if (a >= FLASH_START && a < FLASH_START + FLASH_SIZE) return FLASH[a - FLASH_START];
   if (a >= RAM_START && a < RAM_START + SRAM_SIZE) return SRAM[a - RAM_START];
+  if (a >= FLASH_START && a < FLASH_START + FLASH_SIZE) return FLASH[a - FLASH_START];
   io = 1;
   return js_r8((double)a, before);
 }
@@ -275,10 +274,8 @@ static inline int32_t i32(int64_t x) { return (int32_t)(uint32_t)x; }  // ToInt3
 static int64_t sub_flags(int64_t m, int64_t s) {
   int64_t r = m - s;
   uint32_t rb = (uint32_t)r >> 31, mb = (uint32_t)m >> 31, sb = (uint32_t)s >> 31;
-  flags[0] = rb;
-  flags[1] = (uint32_t)r == 0;
-  flags[2] = m >= s;
-  flags[3] = (rb && !mb && sb) || (!rb && mb && !sb);
+  uint32_t v = (rb && !mb && sb) || (!rb && mb && !sb);
+  *(uint32_t *)flags = rb | (uint32_t)((uint32_t)r == 0) << 8 | (uint32_t)(m >= s) << 16 | v << 24;
   return r;
 }
 
@@ -286,16 +283,13 @@ static int64_t add_flags(int64_t a, int64_t b) {
   int64_t r = a + b;
   uint32_t u = (uint32_t)r;
   int64_t signed_sum = (int64_t)i32(a) + (int64_t)i32(b);
-  flags[0] = u >> 31;
-  flags[1] = u == 0;
-  flags[2] = r != (int64_t)u;
-  flags[3] = (int64_t)i32(r) != signed_sum;
+  *(uint32_t *)flags = (u >> 31) | (uint32_t)(u == 0) << 8 | (uint32_t)(r != (int64_t)u) << 16
+                      | (uint32_t)((int64_t)i32(r) != signed_sum) << 24;
   return r;
 }
 
 static inline void nz(uint32_t r) {
-  flags[0] = r >> 31;
-  flags[1] = r == 0;
+  *(uint16_t *)flags = (uint16_t)((r >> 31) | (uint32_t)(r == 0) << 8);
 }
 
 static int cond_ok(uint32_t cond) {
@@ -357,245 +351,283 @@ static uint32_t step(int handler) {
   }
   PC = PC + 2;
   io = 0;
-  if (top <= 2) {  // LSLS / LSRS / ASRS (immediate)
-    uint32_t imm5 = (op >> 6) & 0x1f, in = R[(op >> 3) & 7];
-    uint32_t rd = op & 7, r;
-    if (top == 0) {
-      r = in << imm5;
-      if (imm5) flags[2] = (in >> (32 - imm5)) & 1;
-    } else if (top == 1) {
-      r = imm5 ? in >> imm5 : 0;
-      flags[2] = (in >> (imm5 ? imm5 - 1 : 31)) & 1;
-    } else {
-      uint32_t n = imm5 ? imm5 : 32;
-      r = n < 32 ? (uint32_t)((int32_t)in >> n) : (uint32_t)((int32_t)in >> 31);
-      flags[2] = (in >> ((n - 1) & 31)) & 1;
-    }
-    R[rd] = r;
-    nz(r);
-  } else if (top == 3) {  // ADDS/SUBS register and 3-bit immediate
-    uint32_t rn = R[(op >> 3) & 7], rd = op & 7, x = (op >> 6) & 7;
-    switch ((op >> 9) & 3) {
-      case 0: R[rd] = (uint32_t)add_flags(rn, R[x]); break;
-      case 1: R[rd] = (uint32_t)sub_flags(rn, R[x]); break;
-      case 2: R[rd] = (uint32_t)add_flags(rn, x); break;
-      default: R[rd] = (uint32_t)sub_flags(rn, x); break;
-    }
-  } else if (top <= 7) {  // MOVS / CMP / ADDS / SUBS with an 8-bit immediate
-    uint32_t rdn = (op >> 8) & 7, imm8 = op & 0xff;
-    switch (top) {
-      case 4: R[rdn] = imm8; flags[0] = 0; flags[1] = imm8 == 0; break;
-      case 5: sub_flags(R[rdn], imm8); break;
-      case 6: R[rdn] = (uint32_t)add_flags(R[rdn], imm8); break;
-      default: R[rdn] = (uint32_t)sub_flags(R[rdn], imm8); break;
-    }
-  } else if (op >> 10 == 0x10) {  // data processing, low registers
-    uint32_t rm = (op >> 3) & 7, rdn = op & 7, a = R[rdn], b = R[rm], r;
-    switch ((op >> 6) & 0xf) {
-      case 0x0: r = a & b; R[rdn] = r; nz(r); break;  // ANDS
-      case 0x1: r = a ^ b; R[rdn] = r; nz(r); break;  // EORS
-      case 0x2: {  // LSLS (register)
-        uint32_t n = b & 0xff;
-        r = n >= 32 ? 0 : a << n;
-        R[rdn] = r; nz(r);
-        if (n) flags[2] = (a >> ((32 - n) & 31)) & 1;
-        break;
-      }
-      case 0x3: {  // LSRS (register)
-        uint32_t n = b & 0xff;
-        r = n < 32 ? a >> n : 0;
-        R[rdn] = r; nz(r);
-        flags[2] = n <= 32 ? (a >> ((n - 1) & 31)) & 1 : 0;
-        break;
-      }
-      case 0x4: {  // ASRS (register)
-        uint32_t n = (b & 0xff) < 32 ? b & 0xff : 32;
-        r = n < 32 ? (uint32_t)((int32_t)a >> n) : (uint32_t)((int32_t)a >> 31);
-        R[rdn] = r; nz(r);
-        flags[2] = (a >> ((n - 1) & 31)) & 1;
-        break;
-      }
-      case 0x5: R[rdn] = (uint32_t)add_flags(b, (int64_t)a + flags[2]); break;  // ADCS
-      case 0x6: R[rdn] = (uint32_t)sub_flags(a, (int64_t)b + (1 - flags[2])); break;  // SBCS
-      case 0x7: {  // ROR
-        uint32_t n = (b & 0xff) % 32;
-        r = (a >> n) | (a << ((32 - n) & 31));
-        R[rdn] = r; nz(r); flags[2] = r >> 31;
-        break;
-      }
-      case 0x8: nz(a & b); break;  // TST (Rn is the low field)
-      case 0x9: R[rdn] = (uint32_t)sub_flags(0, b); break;  // RSBS
-      case 0xa: sub_flags(a, b); break;  // CMP
-      case 0xb: add_flags(a, b); break;  // CMN
-      case 0xc: r = a | b; R[rdn] = r; nz(r); break;  // ORRS
-      case 0xd: r = a * b; R[rdn] = r; nz(r); break;  // MULS (Math.imul)
-      case 0xe: r = a & ~b; R[rdn] = r; nz(r); break;  // BICS
-      default: r = ~b; R[rdn] = r; nz(r); break;  // MVNS
-    }
-  } else if (op >> 8 == 0x44) {  // ADD (register), high registers
-    uint32_t rm = (op >> 3) & 0xf, rdn = ((op & 0x80) >> 4) | (op & 7);
-    int64_t l = rdn == 15 ? (int64_t)PC + 2 : R[rdn];
-    int64_t r = rm == 15 ? (int64_t)PC + 2 : R[rm];
-    int64_t s = l + r;
-    if (rdn == 15) { PC = (uint32_t)(i32(s) & ~1); dc++; }
-    else if (rdn == 13) SP = (uint32_t)(i32(s) & ~3);
-    else R[rdn] = (uint32_t)s;
-  } else if (op >> 8 == 0x45) {  // CMP (register), high registers
-    sub_flags(R[((op >> 4) & 8) | (op & 7)], R[(op >> 3) & 0xf]);
-  } else if (op >> 8 == 0x46) {  // MOV (register)
-    uint32_t rm = (op >> 3) & 0xf, rd = ((op >> 4) & 8) | (op & 7);
-    int64_t v = rm == 15 ? (int64_t)PC + 2 : R[rm];
-    if (rd == 15) { dc++; v = i32(v) & ~1; }
-    else if (rd == 13) v = i32(v) & ~3;
-    R[rd] = (uint32_t)v;
-  } else if (op >> 8 == 0x47) {  // BX / BLX
-    if (op & 7) { PC -= 2; return 0; }  // (no such encoding: JavaScript's warning)
-    uint32_t rm = (op >> 3) & 0xf;
-    if (op & 0x80) {
-      LR = PC | 1;
-      PC = R[rm] & ~1u;
-    } else {
-      PC = R[rm] & ~1u;  // BXWritePC, thread mode or not an EXC_RETURN (checked above)
-    }
-    dc++;
-  } else if (top == 9) {  // LDR (literal)
-    int64_t a = (int64_t)(i32((int64_t)PC + 2) & (int32_t)0xfffffffc) + ((op & 0xff) << 2);
-    dc += cycles_io(a, 0);
-    R[(op >> 8) & 7] = rd32(a);
-  } else if (op >> 12 == 5) {  // load/store (register offset)
-    int64_t a = (int64_t)R[(op >> 6) & 7] + R[(op >> 3) & 7];
-    uint32_t rt = op & 7;
-    uint32_t kind = (op >> 9) & 7;
-    dc += cycles_io(a, kind < 3);
-    switch (kind) {
-      case 0: wr32(a, R[rt]); break;                          // STR
-      case 1: wr16(a, R[rt]); break;                          // STRH
-      case 2: wr8(a, R[rt]); break;                           // STRB
-      case 3: R[rt] = (uint32_t)(int32_t)(int8_t)rd8(a); break;    // LDRSB
-      case 4: R[rt] = rd32(a); break;                         // LDR
-      case 5: R[rt] = rd16(a); break;                         // LDRH
-      case 6: R[rt] = rd8(a); break;                          // LDRB
-      default: R[rt] = (uint32_t)(int32_t)(int16_t)rd16(a); break; // LDRSH
-    }
-  } else if (top >= 0xc && top <= 0x11) {  // load/store (immediate offset)
-    uint32_t imm5 = (op >> 6) & 0x1f, rt = op & 7;
-    int64_t base = R[(op >> 3) & 7];
-    switch (top) {
-      case 0xc: { int64_t a = base + (imm5 << 2); dc += cycles_io(a, 1); wr32(a, R[rt]); break; }
-      case 0xd: { int64_t a = base + (imm5 << 2); dc += cycles_io(a, 0); R[rt] = rd32(a); break; }
-      case 0xe: { int64_t a = base + imm5; dc += cycles_io(a, 1); wr8(a, R[rt]); break; }
-      case 0xf: { int64_t a = base + imm5; dc += cycles_io(a, 0); R[rt] = rd8(a); break; }
-      case 0x10: { int64_t a = base + (imm5 << 1); dc += cycles_io(a, 1); wr16(a, R[rt]); break; }
-      default: { int64_t a = base + (imm5 << 1); dc += cycles_io(a, 0); R[rt] = rd16(a); break; }
-    }
-  } else if (top == 0x12 || top == 0x13) {  // STR / LDR (SP plus immediate)
-    uint32_t rt = (op >> 8) & 7;
-    int64_t a = (int64_t)SP + ((op & 0xff) << 2);
-    if (top == 0x12) { dc += cycles_io(a, 1); wr32(a, R[rt]); }
-    else { dc += cycles_io(a, 0); R[rt] = rd32(a); }
-  } else if (top == 0x14) {  // ADR
-    R[(op >> 8) & 7] = (uint32_t)((int64_t)(int32_t)(opc_pc & 0xfffffffc) + 4 + ((op & 0xff) << 2));
-  } else if (top == 0x15) {  // ADD (Rd = SP plus immediate)
-    R[(op >> 8) & 7] = (uint32_t)((int64_t)SP + ((op & 0xff) << 2));
-  } else if (op >> 12 == 0xb) {  // miscellaneous
-    if (op >> 7 == 0x160) set_sp((int64_t)SP + ((op & 0x7f) << 2));        // ADD SP, #imm
-    else if (op >> 7 == 0x161) set_sp((int64_t)SP - ((op & 0x7f) << 2));   // SUB SP, #imm
-    else if (op >> 6 == 0x2c8) R[op & 7] = (uint32_t)(int32_t)(int16_t)R[(op >> 3) & 7];  // SXTH
-    else if (op >> 6 == 0x2c9) R[op & 7] = (uint32_t)(int32_t)(int8_t)R[(op >> 3) & 7];   // SXTB
-    else if (op >> 6 == 0x2ca) R[op & 7] = R[(op >> 3) & 7] & 0xffff;  // UXTH
-    else if (op >> 6 == 0x2cb) R[op & 7] = R[(op >> 3) & 7] & 0xff;    // UXTB
-    else if (op >> 9 == 0x5a) {  // PUSH
-      uint32_t n = 0;
-      for (int i = 0; i <= 8; i++) if (op & (1u << i)) n++;
-      int64_t a = (int64_t)SP - 4 * n;
-      for (int i = 0; i <= 7; i++) {
-        if (op & (1u << i)) { wr32(a, R[i]); dc++; a += 4; }
-      }
-      if (op & 0x100) wr32(a, LR);
-      set_sp((int64_t)SP - 4 * n);
-    } else if (op >> 6 == 0x2e8) {  // REV
-      uint32_t in = R[(op >> 3) & 7];
-      R[op & 7] = (in << 24) | (((in >> 8) & 0xff) << 16) | (((in >> 16) & 0xff) << 8) | (in >> 24);
-    } else if (op >> 6 == 0x2e9) {  // REV16
-      uint32_t in = R[(op >> 3) & 7];
-      R[op & 7] = (((in >> 16) & 0xff) << 24) | ((in >> 24) << 16) | ((in & 0xff) << 8) | ((in >> 8) & 0xff);
-    } else if (op >> 6 == 0x2eb) {  // REVSH
-      uint32_t in = R[(op >> 3) & 7];
-      R[op & 7] = (uint32_t)(int32_t)(int16_t)(((in & 0xff) << 8) | ((in >> 8) & 0xff));
-    } else if (op >> 9 == 0x5e) {  // POP
-      int64_t a = SP;
-      for (int i = 0; i <= 7; i++) {
-        if (op & (1u << i)) { R[i] = rd32(a); a += 4; dc++; }
-      }
-      if (op & 0x100) {
-        set_sp(a + 4);
-        PC = rd32(a) & ~1u;  // BXWritePC (an EXC_RETURN in handler mode left above)
-        dc += 2;
+  switch (top) {  // (op >> 11: a jump table, not a chain of tests)
+    case 0: case 1: case 2: {  // LSLS / LSRS / ASRS (immediate)
+      uint32_t imm5 = (op >> 6) & 0x1f, in = R[(op >> 3) & 7];
+      uint32_t rd = op & 7, r;
+      if (top == 0) {
+        r = in << imm5;
+        if (imm5) flags[2] = (in >> (32 - imm5)) & 1;
+      } else if (top == 1) {
+        r = imm5 ? in >> imm5 : 0;
+        flags[2] = (in >> (imm5 ? imm5 - 1 : 31)) & 1;
       } else {
-        set_sp(a);
+        uint32_t n = imm5 ? imm5 : 32;
+        r = n < 32 ? (uint32_t)((int32_t)in >> n) : (uint32_t)((int32_t)in >> 31);
+        flags[2] = (in >> ((n - 1) & 31)) & 1;
       }
-    } else if (op == 0xbf00) {  // NOP
-    } else if (op == 0xb672) {  // CPSID i
-      flags[4] = 1;
-    } else if (op == 0xb662) {  // CPSIE i: rp2040js looks for interrupts next
-      flags[4] = 0;
-      flags[5] = 1;
-    } else {
-      PC -= 2;
-      return 0;
+      R[rd] = r;
+      nz(r);
+      break;
     }
-  } else if (top == 0x18 || top == 0x19) {  // STMIA / LDMIA
-    uint32_t rn = (op >> 8) & 7, list = op & 0xff;
-    int64_t a = R[rn];
-    for (int i = 0; i < 8; i++) {
-      if (list & (1u << i)) {
-        if (top == 0x18) wr32(a, R[i]); else R[i] = rd32(a);
-        a += 4;
+    case 3: {  // ADDS/SUBS register and 3-bit immediate
+      uint32_t rn = R[(op >> 3) & 7], rd = op & 7, x = (op >> 6) & 7;
+      switch ((op >> 9) & 3) {
+        case 0: R[rd] = (uint32_t)add_flags(rn, R[x]); break;
+        case 1: R[rd] = (uint32_t)sub_flags(rn, R[x]); break;
+        case 2: R[rd] = (uint32_t)add_flags(rn, x); break;
+        default: R[rd] = (uint32_t)sub_flags(rn, x); break;
+      }
+      break;
+    }
+    case 4: case 5: case 6: case 7: {  // MOVS / CMP / ADDS / SUBS with an 8-bit immediate
+      uint32_t rdn = (op >> 8) & 7, imm8 = op & 0xff;
+      switch (top) {
+        case 4: R[rdn] = imm8; flags[0] = 0; flags[1] = imm8 == 0; break;
+        case 5: sub_flags(R[rdn], imm8); break;
+        case 6: R[rdn] = (uint32_t)add_flags(R[rdn], imm8); break;
+        default: R[rdn] = (uint32_t)sub_flags(R[rdn], imm8); break;
+      }
+      break;
+    }
+    case 8: {
+      if (op >> 10 == 0x10) {  // data processing, low registers
+        uint32_t rm = (op >> 3) & 7, rdn = op & 7, a = R[rdn], b = R[rm], r;
+        switch ((op >> 6) & 0xf) {
+          case 0x0: r = a & b; R[rdn] = r; nz(r); break;  // ANDS
+          case 0x1: r = a ^ b; R[rdn] = r; nz(r); break;  // EORS
+          case 0x2: {  // LSLS (register)
+            uint32_t n = b & 0xff;
+            r = n >= 32 ? 0 : a << n;
+            R[rdn] = r; nz(r);
+            if (n) flags[2] = (a >> ((32 - n) & 31)) & 1;
+            break;
+          }
+          case 0x3: {  // LSRS (register)
+            uint32_t n = b & 0xff;
+            r = n < 32 ? a >> n : 0;
+            R[rdn] = r; nz(r);
+            flags[2] = n <= 32 ? (a >> ((n - 1) & 31)) & 1 : 0;
+            break;
+          }
+          case 0x4: {  // ASRS (register)
+            uint32_t n = (b & 0xff) < 32 ? b & 0xff : 32;
+            r = n < 32 ? (uint32_t)((int32_t)a >> n) : (uint32_t)((int32_t)a >> 31);
+            R[rdn] = r; nz(r);
+            flags[2] = (a >> ((n - 1) & 31)) & 1;
+            break;
+          }
+          case 0x5: R[rdn] = (uint32_t)add_flags(b, (int64_t)a + flags[2]); break;  // ADCS
+          case 0x6: R[rdn] = (uint32_t)sub_flags(a, (int64_t)b + (1 - flags[2])); break;  // SBCS
+          case 0x7: {  // ROR
+            uint32_t n = (b & 0xff) % 32;
+            r = (a >> n) | (a << ((32 - n) & 31));
+            R[rdn] = r; nz(r); flags[2] = r >> 31;
+            break;
+          }
+          case 0x8: nz(a & b); break;  // TST (Rn is the low field)
+          case 0x9: R[rdn] = (uint32_t)sub_flags(0, b); break;  // RSBS
+          case 0xa: sub_flags(a, b); break;  // CMP
+          case 0xb: add_flags(a, b); break;  // CMN
+          case 0xc: r = a | b; R[rdn] = r; nz(r); break;  // ORRS
+          case 0xd: r = a * b; R[rdn] = r; nz(r); break;  // MULS (Math.imul)
+          case 0xe: r = a & ~b; R[rdn] = r; nz(r); break;  // BICS
+          default: r = ~b; R[rdn] = r; nz(r); break;  // MVNS
+        }
+      } else if (op >> 8 == 0x44) {  // ADD (register), high registers
+        uint32_t rm = (op >> 3) & 0xf, rdn = ((op & 0x80) >> 4) | (op & 7);
+        int64_t l = rdn == 15 ? (int64_t)PC + 2 : R[rdn];
+        int64_t r = rm == 15 ? (int64_t)PC + 2 : R[rm];
+        int64_t s = l + r;
+        if (rdn == 15) { PC = (uint32_t)(i32(s) & ~1); dc++; }
+        else if (rdn == 13) SP = (uint32_t)(i32(s) & ~3);
+        else R[rdn] = (uint32_t)s;
+      } else if (op >> 8 == 0x45) {  // CMP (register), high registers
+        sub_flags(R[((op >> 4) & 8) | (op & 7)], R[(op >> 3) & 0xf]);
+      } else if (op >> 8 == 0x46) {  // MOV (register)
+        uint32_t rm = (op >> 3) & 0xf, rd = ((op >> 4) & 8) | (op & 7);
+        int64_t v = rm == 15 ? (int64_t)PC + 2 : R[rm];
+        if (rd == 15) { dc++; v = i32(v) & ~1; }
+        else if (rd == 13) v = i32(v) & ~3;
+        R[rd] = (uint32_t)v;
+      } else {  // BX / BLX (0x47)
+        if (op & 7) { PC -= 2; return 0; }  // (no such encoding: JavaScript's warning)
+        uint32_t rm = (op >> 3) & 0xf;
+        if (op & 0x80) {
+          LR = PC | 1;
+          PC = R[rm] & ~1u;
+        } else {
+          PC = R[rm] & ~1u;  // BXWritePC, thread mode or not an EXC_RETURN (checked above)
+        }
         dc++;
       }
+      break;
     }
-    if (!(list & (1u << rn))) R[rn] = (uint32_t)a;
-  } else if (op >> 12 == 0xd) {  // B (conditional); UDF and SVC left above
-    int32_t imm8 = (op & 0xff) << 1;
-    if (imm8 & 0x100) imm8 = (imm8 & 0x1ff) - 0x200;
-    if (cond_ok((op >> 8) & 0xf)) { PC = (uint32_t)((int64_t)PC + imm8 + 2); dc++; }
-  } else if (top == 0x1c) {  // B
-    int32_t imm11 = (op & 0x7ff) << 1;
-    if (imm11 & 0x800) imm11 = (imm11 & 0x7ff) - 0x800;
-    PC = (uint32_t)((int64_t)PC + imm11 + 2);
-    dc++;
-  } else if (top == 0x1e && op2 >> 14 == 3 && ((op2 >> 12) & 1)) {  // BL
-    uint32_t imm11 = op2 & 0x7ff, j2 = (op2 >> 11) & 1, j1 = (op2 >> 13) & 1;
-    uint32_t imm10 = op & 0x3ff, s = (op >> 10) & 1;
-    uint32_t i1 = 1 - (s ^ j1), i2 = 1 - (s ^ j2);
-    int32_t imm32 = (int32_t)(((s ? 0xffu : 0) << 24) | (i1 << 23) | (i2 << 22) | (imm10 << 12) | (imm11 << 1));
-    LR = (uint32_t)(i32((int64_t)PC + 2) | 1);
-    PC = (uint32_t)((int64_t)PC + 2 + imm32);
-    dc += 2;
-  } else if (op == 0xf3bf && ((op2 & 0xfff0) == 0x8f50 || (op2 & 0xfff0) == 0x8f40
-                              || (op2 & 0xfff0) == 0x8f60)) {  // DMB / DSB / ISB
-    PC = PC + 2;
-    dc += 2;
-  } else if (op == 0xf3ef && op2 >> 12 == 8 && ((op2 & 0xff) == 16 || (op2 & 0xff) == 0)) {
-    // MRS of PRIMASK or APSR (readSpecialRegister)
-    R[(op2 >> 8) & 0xf] = (op2 & 0xff) == 16 ? flags[4]
-      : ((uint32_t)flags[0] << 31) | ((uint32_t)flags[1] << 30) | ((uint32_t)flags[2] << 29) | ((uint32_t)flags[3] << 28);
-    PC = PC + 2;
-    dc += 2;
-  } else if (op >> 4 == 0xf38 && op2 >> 8 == 0x88 && ((op2 & 0xff) == 16 || (op2 & 0xff) == 0)) {
-    // MSR of PRIMASK (rp2040js then looks for interrupts) or APSR (writeSpecialRegister)
-    uint32_t v = R[op & 0xf];
-    if ((op2 & 0xff) == 16) {
-      flags[4] = v & 1;
-      flags[5] = 1;
-    } else {
-      flags[0] = v >> 31; flags[1] = (v >> 30) & 1; flags[2] = (v >> 29) & 1; flags[3] = (v >> 28) & 1;
+    case 9: {  // LDR (literal)
+      int64_t a = (int64_t)(i32((int64_t)PC + 2) & (int32_t)0xfffffffc) + ((op & 0xff) << 2);
+      dc += cycles_io(a, 0);
+      R[(op >> 8) & 7] = rd32(a);
+      break;
     }
-    PC = PC + 2;
-    dc += 2;
-  } else {
-    PC -= 2;  // (as it was: other MRS/MSR, UDF.W, unknown encodings)
-    return 0;
+    case 10: case 11: {  // load/store (register offset)
+      int64_t a = (int64_t)R[(op >> 6) & 7] + R[(op >> 3) & 7];
+      uint32_t rt = op & 7;
+      uint32_t kind = (op >> 9) & 7;
+      dc += cycles_io(a, kind < 3);
+      switch (kind) {
+        case 0: wr32(a, R[rt]); break;                          // STR
+        case 1: wr16(a, R[rt]); break;                          // STRH
+        case 2: wr8(a, R[rt]); break;                           // STRB
+        case 3: R[rt] = (uint32_t)(int32_t)(int8_t)rd8(a); break;    // LDRSB
+        case 4: R[rt] = rd32(a); break;                         // LDR
+        case 5: R[rt] = rd16(a); break;                         // LDRH
+        case 6: R[rt] = rd8(a); break;                          // LDRB
+        default: R[rt] = (uint32_t)(int32_t)(int16_t)rd16(a); break; // LDRSH
+      }
+      break;
+    }
+    case 12: case 13: case 14: case 15: case 16: case 17: {  // load/store (immediate offset)
+      uint32_t imm5 = (op >> 6) & 0x1f, rt = op & 7;
+      int64_t base = R[(op >> 3) & 7];
+      switch (top) {
+        case 0xc: { int64_t a = base + (imm5 << 2); dc += cycles_io(a, 1); wr32(a, R[rt]); break; }
+        case 0xd: { int64_t a = base + (imm5 << 2); dc += cycles_io(a, 0); R[rt] = rd32(a); break; }
+        case 0xe: { int64_t a = base + imm5; dc += cycles_io(a, 1); wr8(a, R[rt]); break; }
+        case 0xf: { int64_t a = base + imm5; dc += cycles_io(a, 0); R[rt] = rd8(a); break; }
+        case 0x10: { int64_t a = base + (imm5 << 1); dc += cycles_io(a, 1); wr16(a, R[rt]); break; }
+        default: { int64_t a = base + (imm5 << 1); dc += cycles_io(a, 0); R[rt] = rd16(a); break; }
+      }
+      break;
+    }
+    case 18: case 19: {  // STR / LDR (SP plus immediate)
+      uint32_t rt = (op >> 8) & 7;
+      int64_t a = (int64_t)SP + ((op & 0xff) << 2);
+      if (top == 0x12) { dc += cycles_io(a, 1); wr32(a, R[rt]); }
+      else { dc += cycles_io(a, 0); R[rt] = rd32(a); }
+      break;
+    }
+    case 20: {  // ADR
+      R[(op >> 8) & 7] = (uint32_t)((int64_t)(int32_t)(opc_pc & 0xfffffffc) + 4 + ((op & 0xff) << 2));
+      break;
+    }
+    case 21: {  // ADD (Rd = SP plus immediate)
+      R[(op >> 8) & 7] = (uint32_t)((int64_t)SP + ((op & 0xff) << 2));
+      break;
+    }
+    case 22: case 23: {  // miscellaneous
+      if (op >> 7 == 0x160) set_sp((int64_t)SP + ((op & 0x7f) << 2));        // ADD SP, #imm
+      else if (op >> 7 == 0x161) set_sp((int64_t)SP - ((op & 0x7f) << 2));   // SUB SP, #imm
+      else if (op >> 6 == 0x2c8) R[op & 7] = (uint32_t)(int32_t)(int16_t)R[(op >> 3) & 7];  // SXTH
+      else if (op >> 6 == 0x2c9) R[op & 7] = (uint32_t)(int32_t)(int8_t)R[(op >> 3) & 7];   // SXTB
+      else if (op >> 6 == 0x2ca) R[op & 7] = R[(op >> 3) & 7] & 0xffff;  // UXTH
+      else if (op >> 6 == 0x2cb) R[op & 7] = R[(op >> 3) & 7] & 0xff;    // UXTB
+      else if (op >> 9 == 0x5a) {  // PUSH
+        uint32_t n = 0;
+        for (int i = 0; i <= 8; i++) if (op & (1u << i)) n++;
+        int64_t a = (int64_t)SP - 4 * n;
+        for (int i = 0; i <= 7; i++) {
+          if (op & (1u << i)) { wr32(a, R[i]); dc++; a += 4; }
+        }
+        if (op & 0x100) wr32(a, LR);
+        set_sp((int64_t)SP - 4 * n);
+      } else if (op >> 6 == 0x2e8) {  // REV
+        uint32_t in = R[(op >> 3) & 7];
+        R[op & 7] = (in << 24) | (((in >> 8) & 0xff) << 16) | (((in >> 16) & 0xff) << 8) | (in >> 24);
+      } else if (op >> 6 == 0x2e9) {  // REV16
+        uint32_t in = R[(op >> 3) & 7];
+        R[op & 7] = (((in >> 16) & 0xff) << 24) | ((in >> 24) << 16) | ((in & 0xff) << 8) | ((in >> 8) & 0xff);
+      } else if (op >> 6 == 0x2eb) {  // REVSH
+        uint32_t in = R[(op >> 3) & 7];
+        R[op & 7] = (uint32_t)(int32_t)(int16_t)(((in & 0xff) << 8) | ((in >> 8) & 0xff));
+      } else if (op >> 9 == 0x5e) {  // POP
+        int64_t a = SP;
+        for (int i = 0; i <= 7; i++) {
+          if (op & (1u << i)) { R[i] = rd32(a); a += 4; dc++; }
+        }
+        if (op & 0x100) {
+          set_sp(a + 4);
+          PC = rd32(a) & ~1u;  // BXWritePC (an EXC_RETURN in handler mode left above)
+          dc += 2;
+        } else {
+          set_sp(a);
+        }
+      } else if (op == 0xbf00) {  // NOP
+      } else if (op == 0xb672) {  // CPSID i
+        flags[4] = 1;
+      } else if (op == 0xb662) {  // CPSIE i: rp2040js looks for interrupts next
+        flags[4] = 0;
+        flags[5] = 1;
+      } else {
+        PC -= 2;
+        return 0;
+      }
+      break;
+    }
+    case 24: case 25: {  // STMIA / LDMIA
+      uint32_t rn = (op >> 8) & 7, list = op & 0xff;
+      int64_t a = R[rn];
+      for (int i = 0; i < 8; i++) {
+        if (list & (1u << i)) {
+          if (top == 0x18) wr32(a, R[i]); else R[i] = rd32(a);
+          a += 4;
+          dc++;
+        }
+      }
+      if (!(list & (1u << rn))) R[rn] = (uint32_t)a;
+      break;
+    }
+    case 26: case 27: {  // B (conditional); UDF and SVC left above
+      int32_t imm8 = (op & 0xff) << 1;
+      if (imm8 & 0x100) imm8 = (imm8 & 0x1ff) - 0x200;
+      if (cond_ok((op >> 8) & 0xf)) { PC = (uint32_t)((int64_t)PC + imm8 + 2); dc++; }
+      break;
+    }
+    case 28: {  // B
+      int32_t imm11 = (op & 0x7ff) << 1;
+      if (imm11 & 0x800) imm11 = (imm11 & 0x7ff) - 0x800;
+      PC = (uint32_t)((int64_t)PC + imm11 + 2);
+      dc++;
+      break;
+    }
+    case 30: {
+      if (op2 >> 14 == 3 && ((op2 >> 12) & 1)) {  // BL
+        uint32_t imm11 = op2 & 0x7ff, j2 = (op2 >> 11) & 1, j1 = (op2 >> 13) & 1;
+        uint32_t imm10 = op & 0x3ff, s = (op >> 10) & 1;
+        uint32_t i1 = 1 - (s ^ j1), i2 = 1 - (s ^ j2);
+        int32_t imm32 = (int32_t)(((s ? 0xffu : 0) << 24) | (i1 << 23) | (i2 << 22) | (imm10 << 12) | (imm11 << 1));
+        LR = (uint32_t)(i32((int64_t)PC + 2) | 1);
+        PC = (uint32_t)((int64_t)PC + 2 + imm32);
+        dc += 2;
+      } else if (op == 0xf3bf && ((op2 & 0xfff0) == 0x8f50 || (op2 & 0xfff0) == 0x8f40
+                                  || (op2 & 0xfff0) == 0x8f60)) {  // DMB / DSB / ISB
+        PC = PC + 2;
+        dc += 2;
+      } else if (op == 0xf3ef && op2 >> 12 == 8 && ((op2 & 0xff) == 16 || (op2 & 0xff) == 0)) {
+        // MRS of PRIMASK or APSR (readSpecialRegister)
+        R[(op2 >> 8) & 0xf] = (op2 & 0xff) == 16 ? flags[4]
+          : ((uint32_t)flags[0] << 31) | ((uint32_t)flags[1] << 30) | ((uint32_t)flags[2] << 29) | ((uint32_t)flags[3] << 28);
+        PC = PC + 2;
+        dc += 2;
+      } else if (op >> 4 == 0xf38 && op2 >> 8 == 0x88 && ((op2 & 0xff) == 16 || (op2 & 0xff) == 0)) {
+        // MSR of PRIMASK (rp2040js then looks for interrupts) or APSR (writeSpecialRegister)
+        uint32_t v = R[op & 0xf];
+        if ((op2 & 0xff) == 16) {
+          flags[4] = v & 1;
+          flags[5] = 1;
+        } else {
+          flags[0] = v >> 31; flags[1] = (v >> 30) & 1; flags[2] = (v >> 29) & 1; flags[3] = (v >> 28) & 1;
+        }
+        PC = PC + 2;
+        dc += 2;
+      } else {
+        PC -= 2;  // (as it was: other MRS/MSR, UDF.W, unknown encodings)
+        return 0;
+      }
+      break;
+    }
+    default:  // 0xe800-0xefff, 0xf800-0xffff: no ARMv6-M instruction
+      PC -= 2;
+      return 0;
   }
   return dc;
 }
