@@ -106,6 +106,11 @@ class ProtocolLink:
         while len(self.events) < n:
             if self._line() is not None:
                 continue  # a reply nobody waits for here: dropped (_line keeps the cards)
+            if len(self.events) >= n:
+                # The last card was in what _line() just parsed: reading again waited out
+                # the port's 50 ms timeout for nothing (350 ms of each six-seat Pai Gow
+                # round dealt 7 frames at a time, issue 27).
+                break
             if time.monotonic() > end:
                 if not strict:
                     break

@@ -67,3 +67,30 @@ def test_a_loop_that_answers_is_ready(board):
     state["answer"] = answer
     with ProtocolLink(port) as link:
         assert link.ready(timeout=30)["version"] == "x"
+
+
+def test_the_last_card_ends_the_wait_for_cards_at_once(board):
+    """wait_events returns as soon as the n-th unasked line ("src": "shoe") is parsed, not
+    after one more read that waits out the port's 50 ms timeout for nothing (a six-seat
+    Pai Gow round dealt 7 frames at a time waited 350 ms so)."""
+    port, _state = board
+    with ProtocolLink(port) as link:
+        reads = []
+        real = link._read
+
+        def counted():
+            got = real()
+            reads.append(len(got))
+            return got
+        link._read = counted
+        # Two cards already received (the loop writes them between a shoe's frames).
+        link._rx = b"".join((json.dumps({"src": "shoe", "ok": True, "seq": i}) + "\n").encode()
+                            for i in range(2))
+        got = link.wait_events(2, timeout=5)
+        assert [e["seq"] for e in got] == [0, 1]
+        assert reads == []  # no read after the last card
+        link._rx = (json.dumps({"src": "shoe", "ok": True, "seq": 2}) + "\n").encode()
+        t0 = time.monotonic()
+        got = link.wait_events(1, timeout=5)
+        assert [e["seq"] for e in got] == [2] and reads == []
+        assert time.monotonic() - t0 < 0.04
