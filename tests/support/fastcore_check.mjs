@@ -8,6 +8,7 @@
 //      one with the built one, from the same registers, flags and memory; after each, the
 //      registers, flags, cycles and the memory the instructions reach must agree.
 // Prints one JSON line of counts; exits 1 at the first disagreement, naming it.
+import { quiet, xorshift32 } from './xorshift.mjs';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -57,14 +58,7 @@ for (let op = 0; op < 65536; op++) {
 // ---- 2. execution ---------------------------------------------------------------------
 const { method: fast, cases } = makeMethod(src, { MAX_HARDWARE_IRQ: irq.MAX_HARDWARE_IRQ, ...rpMod });
 
-let seed = 0x2545f491;
-function rnd() {  // xorshift32: the same instructions every run
-  seed ^= seed << 13; seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5; seed >>>= 0;
-  return seed;
-}
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const rnd = xorshift32(0x2545f491);  // the same instructions every run
 // rp2040js's SIO reports stray addresses with console.warn: the random stores make many.
 console.warn = () => {};
 const boards = [new RP2040(), new RP2040()];

@@ -58,20 +58,22 @@ CUT_GAME, CUT_SEATS = "nj-3card", 3
 STOCK_VECTORS = ("nj-3card", "pr-pai-gow")
 JOBS = ("flash", "vectors", "hands", "names", "serial", "screen", "rfid", "powercut",
         "romfs", "stock", "release", "session", "survive")
-# The budget session (issue 27; issue 11's budget) on the release image, last on the
-# first Pico's thread, where the rest of the suite still runs on the other core: every
-# game at a full table (pico_survive.SESSION_SEATS) for SESSION_ROUNDS rounds, each
-# settled as on CPython, SESSION_LINES protocol lines, exports and acknowledgements,
-# `recall 50`, a deck registered through the MFRC522, a power cycle. The budget's own
-# size is PITBOSS_SESSION_ROUNDS=200 PITBOSS_SESSION_LINES=10000 (59.5 minutes of
-# this emulator on 2026-12-06: docs/bench.md).
-SESSION_ROUNDS = int(os.environ.get("PITBOSS_SESSION_ROUNDS", "10"))
-SESSION_LINES = int(os.environ.get("PITBOSS_SESSION_LINES", "2000"))
+# The budget session (issue 27; issue 11's budget) on the release image, at the
+# budget's own size, on a Pico and a thread of its own from when the flash job is done,
+# beside the first Pico's jobs and the rest of the suite: every game at a full table
+# (pico_survive.SESSION_SEATS) for SESSION_ROUNDS rounds, each settled as on CPython,
+# SESSION_LINES protocol lines, exports and acknowledgements, `recall 50`, a deck
+# registered through the MFRC522, a power cycle. It took 59.5 minutes of rp2040js's
+# interpreter (2026-12-06); with its core in WebAssembly (fix 8) ~15 (docs/bench.md).
+# PITBOSS_SESSION_ROUNDS / PITBOSS_SESSION_LINES run a smaller one (a quick local run).
+SESSION_ROUNDS = int(os.environ.get("PITBOSS_SESSION_ROUNDS", "200"))
+SESSION_LINES = int(os.environ.get("PITBOSS_SESSION_LINES", "10000"))
 # The budget's full journal (issue 11: the journal near its budget), after the session.
 FULL_JOURNAL_SEGMENTS = 7
-# Jobs on a Pico and a thread of their own, started when "flash" is done (they start
-# from its fresh flash): survive is as long as all the others together.
-SIDE_JOBS = ("survive",)
+# Jobs on a Pico and a thread of their own, started when "flash" is done: survive (from
+# its fresh flash) is as long as all the others together, and the budget session (its
+# own flash of the release image) longer than all of them.
+SIDE_JOBS = ("survive", "session")
 # Issue 11 on the serial line (job "serial", before "rfid" registers a deck and makes the
 # RFID reader the table's shoe): a round dealt through UART1 while the host sends
 # `status` and `recall` between frames; then LINK_CARDS cards through the acknowledged

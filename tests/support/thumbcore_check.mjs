@@ -12,6 +12,7 @@
 // data and code windows, every access outside SRAM/flash/bootrom (address, value, the
 // clock and cycle count when it happened, in order) and the alarm's firing must agree.
 // Prints one JSON line of counts; exits 1 at the first disagreement, naming it.
+import { quiet, xorshift32 } from './xorshift.mjs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { attach } from '../../host_tools/emu/pico/wasmcore.mjs';
@@ -29,14 +30,7 @@ function fail(msg) {
   process.exit(1);
 }
 
-let seed = (Number(process.env.THUMBCORE_SEED) || 0x6d2b79f5) >>> 0;  // (xorshift: never 0)
-function rnd() {  // xorshift32: the same trials every run
-  seed ^= seed << 13; seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5; seed >>>= 0;
-  return seed;
-}
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const rnd = xorshift32(Number(process.env.THUMBCORE_SEED) || 0x6d2b79f5);  // the same trials every run
 console.warn = () => {};
 console.log = ((log) => (...a) => (typeof a[0] === 'string' && a[0].startsWith('{') ? log(...a) : 0))(console.log);
 
