@@ -43,9 +43,11 @@ def test_flashed_and_verified_on_the_pico(tier):
     assert len(set(r["max_free_runs"])) > 1, r["max_free_runs"]
     # The soft reset's time, not the power-on's (0): `mem` after `pitboss flash` or
     # `pitboss reset` counts from it, not from the tens of chip seconds the flash took.
+    # (A soft reset after the flash began; how long after it the board was asked depends
+    # on the host: the idle chip's clock keeps the wall's pace.)
     ticks, started = r["started"]
     if image_is_pitboss():
-        assert 1000 < started <= ticks and ticks - started < r["chip_s"] * 1000, r["started"]
+        assert 1000 < started and r["flash_from_ms"] <= started <= ticks, (r["started"], r["flash_from_ms"])
     else:
         assert started is None, r["started"]
 

@@ -351,6 +351,7 @@ class Jobs:
         return out, (c1["ns"] - c0["ns"]) / 1e9, time.monotonic() - t0
 
     def job_flash(self, a):
+        flash_from = a.ctl.cycles()["ns"]  # (chip ns since power-on when the flash began)
         res, chip, wall = self._chip(a, lambda: flashing.flash(a.port, progress=None))
         # A freshly flashed board's flash, never run on: the power-cut and survive Picos
         # start from copies of it.
@@ -403,7 +404,8 @@ class Jobs:
                 "probe": probe,
                 "chip_s": chip, "wall_s": wall, "boot_ready_ns": boot["boot_ready_ns"],
                 "heap": json.loads(lines[-1]), "max_free_runs": free_runs,
-                "started": [int(started[0]), None if started[1] == "None" else int(started[1])]}
+                "started": [int(started[0]), None if started[1] == "None" else int(started[1])],
+                "flash_from_ms": flash_from / 1e6}
 
     def job_vectors(self, a):
         host = cpython_run()
