@@ -13,16 +13,18 @@
 // on both from the same state and compares registers, flags, cycles, memory, the clock and
 // every peripheral access.
 //
-// What it leaves to rp2040js (wasmcore.mjs runs the JavaScript core for one instruction):
+// What it leaves to rp2040js (board.mjs runs the JavaScript core for that instruction):
 // anything touching state the JavaScript side owns - exceptions (SVC, an exception return
 // by BX/POP in handler mode), MRS/MSR of anything but APSR and PRIMASK, WFE/WFI/SEV/YIELD,
 // BKPT/UDF (the flash model's hooks), unknown encodings - and any fetch outside SRAM,
 // flash or the bootrom. PRIMASK (CPS, MRS, MSR: the SDK's save_and_disable_interrupts,
 // tens of thousands a round) is kept here; where rp2040js then looks for interrupts
-// (CPSIE, MSR PRIMASK) the batch ends. A load or store outside SRAM, flash and bootrom reads is made by rp2040js's
-// own methods through an import, with the clock brought up to that instruction first; the
-// batch ends after it, so the JavaScript side sees every peripheral's effect (an
-// interrupt, an alarm, the flash busy) before the next instruction, as it does today.
+// (CPSIE, MSR PRIMASK) the batch ends. Loads and stores reach SRAM, flash, the bootrom,
+// the SIO's CPUID, divider and spinlocks and the timer's raw count here; any other is
+// made by rp2040js's own methods through an import, with the clock brought up to that
+// instruction first, and the batch ends after it, so the JavaScript side sees every
+// peripheral's effect (an interrupt, an alarm, the flash busy) before the next
+// instruction, as it did with rp2040js alone.
 #include <stdint.h>
 
 #define IMPORT(name) __attribute__((import_module("env"), import_name(name)))
