@@ -15,7 +15,7 @@
 import { quiet, xorshift32 } from './xorshift.mjs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { attach } from '../../host_tools/emu/pico/wasmcore.mjs';
+import { STOP, attach } from '../../host_tools/emu/pico/wasmcore.mjs';
 import { romFunc } from '../../host_tools/emu/pico/flash.mjs';
 
 const nm = process.env.PITBOSS_NODE_MODULES;
@@ -188,9 +188,9 @@ for (let t = 0; t < TRIALS; t++) {
         const n = fast.run(limit, PROGRAM - done);
         done += n;
         stats.module += n;
-        if (fast.stop === 2 && n) stats.io++;
+        if (STOP[fast.stop] === 'io' && n) stats.io++;
         if (done >= PROGRAM) break;
-        if (n && fast.stop !== 1) continue;
+        if (n && STOP[fast.stop] !== 'javascript') continue;
       }
     }
     B.clock.tick(core.executeInstruction() * NS);

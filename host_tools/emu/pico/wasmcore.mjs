@@ -18,7 +18,6 @@ const SRAM_SIZE = 264 * 1024;
 const FLASH_SIZE = 16 * 1024 * 1024;
 const BOOTROM_WORDS = 4096;
 const RAM_START = 0x20000000;
-const FLASH_START = 0x10000000;
 export const STOP = ['limit', 'javascript', 'io'];
 
 /** The module's bytes (committed beside its source; build_thumbcore.sh rebuilds them). */
@@ -34,7 +33,7 @@ function checkMap(mcu) {
 }
 
 /** Moves mcu's memories into the module and returns { run(limit, max) -> instructions,
- *  stop, runs, exits }; null when PITBOSS_PICO_WASMCORE=0. Call it right after
+ *  stop, runs, executed }; null when PITBOSS_PICO_WASMCORE=0. Call it right after
  *  `new RP2040()`, before anything holds mcu.flash or mcu.sram (the bootrom, the UF2, the
  *  flash file). nsPerCycle: the run loop's clock step. */
 export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
@@ -150,4 +149,3 @@ export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
   return fast;
 }
 
-export { RAM_START, FLASH_START };
