@@ -64,7 +64,8 @@ JOBS = ("flash", "vectors", "hands", "names", "serial", "screen", "rfid", "power
 # (pico_survive.SESSION_SEATS) for SESSION_ROUNDS rounds, each settled as on CPython,
 # SESSION_LINES protocol lines, exports and acknowledgements, `recall 50`, a deck
 # registered through the MFRC522, a power cycle. It took 59.5 minutes of rp2040js's
-# interpreter (2026-12-06); with its core in WebAssembly (fix 8) ~15 (docs/bench.md).
+# interpreter (2026-12-06); with its core in WebAssembly (fix 8), ~9 of CI's wall time
+# (docs/bench.md).
 # PITBOSS_SESSION_ROUNDS / PITBOSS_SESSION_LINES run a smaller one (a quick local run).
 SESSION_ROUNDS = int(os.environ.get("PITBOSS_SESSION_ROUNDS", "200"))
 SESSION_LINES = int(os.environ.get("PITBOSS_SESSION_LINES", "10000"))

@@ -33,7 +33,6 @@ import { serveControl } from './control.mjs';
 const NS_PER_CYCLE = 8; // 125 MHz
 const WATCHDOG_EXIT = 75; // host_tools/emu/vboard_daemon.py: WATCHDOG_EXIT
 const SLICE = 200000;   // instructions between looks at the host's input
-const MAX_BATCH = 0x7fffffff;  // cycles a batch may run when no alarm is set
 
 function parseArgs(argv) {
   const a = { gpio: {}, display: true, rfid: true };
@@ -220,13 +219,9 @@ function run() {
       const next = clock.nanosToNextAlarm;
       if (!clock.nextAlarm) { idle = true; break; }  // fix 5: nothing can happen until input
       if (next > 0) {
-        if (hostInputPending()) {
-          hostSpoke();
-          inputPending = true;
-        } else if (inputPending) {  // the lead counts from the last of it
-          hostSpoke();
-          inputPending = false;
-        }
+        const pending = hostInputPending();
+        if (pending || inputPending) hostSpoke();  // (the lead counts from the last of it)
+        inputPending = pending;
         const ahead = aheadNs(clock.nanos + next);
         if (ahead > 0) { pause = Math.min(Math.ceil(ahead / 1e6), 1000); break; }
       }
@@ -242,13 +237,7 @@ function run() {
       // A batch in thumbcore.wasm up to the clock's next alarm (fix 8), except while
       // profiling (a sample per instruction), with a cut armed at a cycle, or with an
       // interrupt to check: then, and for what the module leaves to it, rp2040js's core.
-      let n = 0;
-      if (fast !== null && profile === null && cutAtCycle < 0 && !core.interruptsUpdated) {
-        const alarm = clock.nextAlarm;
-        const limit = alarm === null ? MAX_BATCH
-          : Math.min(MAX_BATCH, Math.ceil((alarm.nanos - clock.nanos) / NS_PER_CYCLE));
-        if (limit > 0) n = fast.run(limit, SLICE - i);
-      }
+      const n = fast !== null && profile === null && cutAtCycle < 0 ? fast.step(SLICE - i) : 0;
       if (n > 0) {
         i += n - 1;
       } else {

@@ -13,11 +13,12 @@
 //
 // PITBOSS_PICO_WASMCORE=0 keeps the JavaScript core alone (a comparison run).
 import { readFileSync } from 'node:fs';
+import { checkSram } from './fastcore.mjs';
 
 const SRAM_SIZE = 264 * 1024;
 const FLASH_SIZE = 16 * 1024 * 1024;
 const BOOTROM_WORDS = 4096;
-const RAM_START = 0x20000000;
+const MAX_BATCH = 0x7fffffff;  // cycles a batch may run when no alarm is set
 export const STOP = ['limit', 'javascript', 'io'];
 
 /** The module's bytes (committed beside its source; build_thumbcore.sh rebuilds them). */
@@ -25,43 +26,42 @@ export function wasmBytes() {
   return readFileSync(new URL('./thumbcore.wasm', import.meta.url));
 }
 
-/** Throws if rp2040js maps a peripheral where thumbcore.c stores straight into SRAM. */
-function checkMap(mcu) {
-  for (let a = RAM_START; a < RAM_START + SRAM_SIZE; a += 0x4000) {
-    if (mcu.findPeripheral(a)) throw new Error(`a peripheral at 0x${a.toString(16)}, inside SRAM`);
-  }
-}
-
-/** Moves mcu's memories into the module and returns { run(limit, max) -> instructions,
- *  stop, runs, executed }; null when PITBOSS_PICO_WASMCORE=0. Call it right after
+/** Moves mcu's memories into the module and returns { step(max) -> instructions, stop,
+ *  runs, executed }; null when PITBOSS_PICO_WASMCORE=0. Call it right after
  *  `new RP2040()`, before anything holds mcu.flash or mcu.sram (the bootrom, the UF2, the
  *  flash file). nsPerCycle: the run loop's clock step. */
 export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
   if (process.env.PITBOSS_PICO_WASMCORE === '0') return null;
-  checkMap(mcu);
+  checkSram(mcu);  // (thumbcore.c stores straight into SRAM, as fastcore's stores do)
   const core = mcu.core;
   const clock = mcu.clock;
   let synced = 0;  // cycles of the current batch already given to the clock
   let shared32 = null;  // (set below: the divider's extra cycles are its [2])
   let flags = null;
-  function sync(before) {
-    // A peripheral may look at the core (an interrupt raised while it waits enters the
-    // exception at once, stacking the flags): the core's fields as the module has them.
+  function flagsOut() {  // the core's fields as the module has them
     core.N = flags[0] === 1;
     core.Z = flags[1] === 1;
     core.C = flags[2] === 1;
     core.V = flags[3] === 1;
     core.PM = flags[4] === 1;
-    const d = before - synced;
-    if (d > 0) {
-      synced = before;
-      core.cycles += d;
-      clock.tick(d * nsPerCycle);
-    }
-    if (shared32[2]) {
+  }
+  function give(cycles) {  // the batch's cycles up to `cycles` to core.cycles and the clock
+    if (shared32[2]) {  // the divider's, counted in core.cycles only (as rp2040js does)
       core.cycles += shared32[2];
       shared32[2] = 0;
     }
+    const d = cycles - synced;
+    if (d > 0) {
+      synced = cycles;
+      core.cycles += d;
+      clock.tick(d * nsPerCycle);
+    }
+  }
+  function sync(before) {
+    // A peripheral may look at the core (an interrupt raised while it waits enters the
+    // exception at once, stacking the flags), and at the clock.
+    flagsOut();
+    give(before);
   }
   const env = {
     r32: (a, b) => { sync(b); return mcu.readUint32(a); },
@@ -111,10 +111,17 @@ export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
     stop: 0,      // why the last run stopped (STOP's index)
     runs: 0,      // batches run
     executed: 0,  // instructions run by the module
-    /** Up to `max` instructions, stopping once `limit` cycles ran (the next alarm). The
-     *  clock and core.cycles are advanced; returns the instructions run (0: the next one
-     *  is the JavaScript core's). */
-    run(limit, max) {
+    /** Up to `max` instructions, stopping at the clock's next alarm; the clock and
+     *  core.cycles are advanced. Returns the instructions run: 0 when the next one is the
+     *  JavaScript core's (an interrupt to check first, or one the module leaves to it). */
+    step(max) {
+      const alarm = clock.nextAlarm;
+      const limit = alarm === null ? MAX_BATCH
+        : Math.min(MAX_BATCH, Math.ceil((alarm.nanos - clock.nanos) / nsPerCycle));
+      if (core.interruptsUpdated || limit <= 0) {
+        this.stop = 1;  // ('javascript')
+        return 0;
+      }
       flags[0] = core.N ? 1 : 0;
       flags[1] = core.Z ? 1 : 0;
       flags[2] = core.C ? 1 : 0;
@@ -124,21 +131,9 @@ export function attach(mcu, { nsPerCycle = 8, bytes = null } = {}) {
       f64[0] = clock.nanos;  // (the timer's raw count: the clock at the batch's start)
       synced = 0;
       const cycles = ex.run(limit, max, core.currentMode === 1 ? 1 : 0);
-      core.N = flags[0] === 1;
-      core.Z = flags[1] === 1;
-      core.C = flags[2] === 1;
-      core.V = flags[3] === 1;
-      core.PM = flags[4] === 1;
+      flagsOut();
       if (flags[5]) core.interruptsUpdated = true;  // CPSIE, MSR PRIMASK
-      const rest = cycles - synced;
-      if (shared32[2]) {
-        core.cycles += shared32[2];
-        shared32[2] = 0;
-      }
-      if (rest > 0) {
-        core.cycles += rest;
-        clock.tick(rest * nsPerCycle);
-      }
+      give(cycles);
       const n = ex.executed();
       this.stop = ex.stop();
       this.runs++;
